@@ -60,6 +60,7 @@ fi
 
 log "building Kokkos (OpenMP + Serial) from Debian's trilinos source into $KOKKOS_PREFIX"
 work=$(mktemp -d /tmp/miniapp-kokkos.XXXXXX)
+chmod 755 "$work"   # apt-get source downloads as the unprivileged _apt user
 trap 'rm -rf "$work"' EXIT
 
 # deb-src entry for bookworm (Debian's own archive), added once.

@@ -1,0 +1,26 @@
+// Physical (non-periodic) boundaries: fill the h ghost layers on one side of one dimension.
+//
+//   dirichlet  ghost = value
+//   neumann    zero flux, the ghost mirrors the interior across the face:
+//              u[-1-m] = u[m]  and  u[n+m] = u[n-1-m]   (m = 0 .. h-1, interior indices)
+//
+// The span says which cells of the face to fill in the other two dimensions; the halo
+// exchange passes the same span as its face messages, so corners come out as they would on
+// a single domain filled dimension by dimension.
+#pragma once
+
+#include "box.hpp"
+#include "config.hpp"
+#include "field.hpp"
+
+namespace miniapp {
+
+/// Fill ghosts of `u` on side (0 = low, 1 = high) of dimension d over `span` (local padded
+/// coordinates; its extent along d is ignored). Launches a kernel, does not fence.
+void apply_boundary(Field& u, int d, int side, Boundary kind, double value, const Box& span);
+
+/// Local box of the h ghost layers on `side` of dimension d, limited to `span` in the other
+/// dimensions.
+Box ghost_slab(const Field& u, int d, int side, const Box& span);
+
+}  // namespace miniapp

@@ -1,0 +1,70 @@
+// Box arithmetic: every index range in miniapp is a half-open box [lo, hi) in 3D.
+//
+// One concept, used by the decomposition (global boxes owned by each rank), the field (local
+// padded boxes), the halo plans (send/receive regions) and the transposes. Keeping all index
+// arithmetic here means there is exactly one place where an off-by-one can hide.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <ostream>
+
+namespace miniapp {
+
+using Index3 = std::array<int, 3>;
+
+/// Half-open box [lo, hi) in three dimensions; empty when any hi <= lo.
+struct Box {
+  Index3 lo{0, 0, 0};
+  Index3 hi{0, 0, 0};
+
+  /// Extent along dimension d (0 when empty along d).
+  constexpr int extent(int d) const { return hi[d] > lo[d] ? hi[d] - lo[d] : 0; }
+  /// Extents along all dimensions.
+  constexpr Index3 extents() const { return {extent(0), extent(1), extent(2)}; }
+  /// Number of cells (64-bit: global boxes can exceed 2^31 cells).
+  constexpr std::int64_t count() const {
+    return std::int64_t(extent(0)) * extent(1) * extent(2);
+  }
+  constexpr bool empty() const { return count() == 0; }
+  /// True when cell (i, j, k) lies in the box.
+  constexpr bool contains(int i, int j, int k) const {
+    return i >= lo[0] && i < hi[0] && j >= lo[1] && j < hi[1] && k >= lo[2] && k < hi[2];
+  }
+  /// The box grown by g cells on every side (shrunk when g < 0).
+  constexpr Box grown(int g) const {
+    return {{lo[0] - g, lo[1] - g, lo[2] - g}, {hi[0] + g, hi[1] + g, hi[2] + g}};
+  }
+  /// The box translated by off.
+  constexpr Box shifted(const Index3& off) const {
+    return {{lo[0] + off[0], lo[1] + off[1], lo[2] + off[2]},
+            {hi[0] + off[0], hi[1] + off[1], hi[2] + off[2]}};
+  }
+  /// Intersection with another box (possibly empty).
+  constexpr Box intersect(const Box& o) const {
+    Box r;
+    for (int d = 0; d < 3; ++d) {
+      r.lo[d] = std::max(lo[d], o.lo[d]);
+      r.hi[d] = std::max(r.lo[d], std::min(hi[d], o.hi[d]));
+    }
+    return r;
+  }
+  bool operator==(const Box& o) const { return lo == o.lo && hi == o.hi; }
+  bool operator!=(const Box& o) const { return !(*this == o); }
+};
+
+inline std::ostream& operator<<(std::ostream& os, const Box& b) {
+  return os << "[" << b.lo[0] << "," << b.hi[0] << ")x[" << b.lo[1] << "," << b.hi[1] << ")x["
+            << b.lo[2] << "," << b.hi[2] << ")";
+}
+
+/// Block partition of n cells over p parts: part r gets n/p cells, the first n%p parts one more.
+/// Returns the half-open range [first, last) of part r.
+constexpr std::array<int, 2> block_range(int n, int p, int r) {
+  const int base = n / p, rem = n % p;
+  const int first = r * base + std::min(r, rem);
+  return {first, first + base + (r < rem ? 1 : 0)};
+}
+
+}  // namespace miniapp

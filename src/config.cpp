@@ -1,0 +1,187 @@
+#include "config.hpp"
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "version.hpp"
+
+namespace miniapp {
+
+const char* to_string(Boundary b) {
+  switch (b) {
+    case Boundary::Periodic: return "periodic";
+    case Boundary::Dirichlet: return "dirichlet";
+    case Boundary::Neumann: return "neumann";
+  }
+  return "?";
+}
+
+const char* to_string(InitKind k) {
+  switch (k) {
+    case InitKind::Random: return "random";
+    case InitKind::Sine: return "sine";
+    case InitKind::Gaussian: return "gaussian";
+  }
+  return "?";
+}
+
+Coefficients Config::coefficients() const {
+  return {kappa[0] * dt / (spacing[0] * spacing[0]), kappa[1] * dt / (spacing[1] * spacing[1]),
+          kappa[2] * dt / (spacing[2] * spacing[2])};
+}
+
+namespace {
+
+constexpr const char* kAxis = "xyz";
+
+template <class T>
+std::string str(const T& v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  return os.str();
+}
+
+void require(bool ok, const std::string& message) {
+  if (!ok) throw ConfigError(message);
+}
+
+}  // namespace
+
+void Config::validate() const {
+  for (int d = 0; d < 3; ++d) {
+    require(grid[d] > 0, std::string("--grid: N") + char('X' + d) + "=" + str(grid[d]) +
+                             " must be a positive number of cells");
+    require(ranks[d] >= 0, std::string("--ranks: P") + char('X' + d) + "=" + str(ranks[d]) +
+                               " must be >= 0 (0 = choose)");
+    require(std::isfinite(kappa[d]) && kappa[d] >= 0,
+            std::string("--kappa: K") + char('X' + d) + "=" + str(kappa[d]) +
+                " must be finite and >= 0");
+    require(std::isfinite(spacing[d]) && spacing[d] > 0,
+            std::string("--spacing: D") + char('X' + d) + "=" + str(spacing[d]) +
+                " must be finite and > 0");
+  }
+  require(std::isfinite(dt) && dt > 0, "--dt=" + str(dt) + " must be finite and > 0");
+  require(std::isfinite(bc_value), "--bc-value=" + str(bc_value) + " must be finite");
+  require(steps >= 0, "--steps=" + str(steps) + " must be >= 0");
+  require(halo_width >= 1, "--halo-width=" + str(halo_width) + " must be >= 1");
+
+  const Coefficients a = coefficients();
+  require(std::isfinite(a.ax) && std::isfinite(a.ay) && std::isfinite(a.az),
+          "coefficients a_d = kappa_d*dt/dx_d^2 are not finite (ax=" + str(a.ax) +
+              ", ay=" + str(a.ay) + ", az=" + str(a.az) + ")");
+  const double sum = 2.0 * (a.ax + a.ay + a.az);
+  require(sum <= 1.0, "unstable: 2*(ax+ay+az) = " + str(sum) + " > 1 (ax=" + str(a.ax) +
+                          ", ay=" + str(a.ay) + ", az=" + str(a.az) +
+                          "); reduce --dt or --kappa, or increase --spacing");
+
+  if (verify) {
+    require(init == InitKind::Sine, "--verify needs --init sine (the exact discrete solution)");
+    for (int d = 0; d < 3; ++d)
+      require(bc[d] == Boundary::Periodic,
+              std::string("--verify needs periodic boundaries in every dimension; ") + kAxis[d] +
+                  " is " + to_string(bc[d]));
+  }
+}
+
+void Config::validate_for(int nranks) const {
+  std::int64_t product = 1;
+  bool all_given = true;
+  for (int d = 0; d < 3; ++d) {
+    if (ranks[d] == 0) all_given = false;
+    else product *= ranks[d];
+  }
+  if (all_given)
+    require(product == nranks, "--ranks " + str(ranks[0]) + " " + str(ranks[1]) + " " +
+                                   str(ranks[2]) + ": product " + str(product) +
+                                   " differs from the " + str(nranks) + " MPI ranks");
+  else
+    require(nranks % product == 0, "--ranks " + str(ranks[0]) + " " + str(ranks[1]) + " " +
+                                       str(ranks[2]) + ": the fixed factors (product " +
+                                       str(product) + ") do not divide the " + str(nranks) +
+                                       " MPI ranks");
+  for (int d = 0; d < 3; ++d)
+    if (ranks[d] > 0)
+      require(grid[d] >= ranks[d] * halo_width,
+              std::string("--grid: N") + char('X' + d) + "=" + str(grid[d]) +
+                  " has fewer cells than " + str(ranks[d]) + " ranks x halo width " +
+                  str(halo_width) + " in " + kAxis[d]);
+}
+
+ParseOutcome parse_command_line(int argc, char** argv) {
+  Config c;
+  CLI::App app{"miniapp: 3D diffusion on an MPI Cartesian torus with Kokkos.\n"
+               "Options override the TOML file given with --config. "
+               "Benchmarks: miniapp bench stencil|... --help",
+               "miniapp"};
+  app.option_defaults()->always_capture_default();
+  app.set_version_flag("--version", std::string("miniapp ") + kVersion);
+  app.set_config("--config", "", "TOML input file (keys are the long option names)", false);
+  app.allow_config_extras(CLI::config_extras_mode::error);
+
+  std::vector<int> grid(c.grid.begin(), c.grid.end());
+  std::vector<int> ranks(c.ranks.begin(), c.ranks.end());
+  std::vector<double> kappa(c.kappa.begin(), c.kappa.end());
+  std::vector<double> spacing(c.spacing.begin(), c.spacing.end());
+  std::vector<Boundary> bc(c.bc.begin(), c.bc.end());
+  std::vector<int> mode(c.sine_mode.begin(), c.sine_mode.end());
+
+  const std::map<std::string, Boundary> bc_names{{"periodic", Boundary::Periodic},
+                                                 {"dirichlet", Boundary::Dirichlet},
+                                                 {"neumann", Boundary::Neumann}};
+  const std::map<std::string, InitKind> init_names{
+      {"random", InitKind::Random}, {"sine", InitKind::Sine}, {"gaussian", InitKind::Gaussian}};
+
+  app.add_option("--grid", grid, "global cells NX NY NZ")->expected(3);
+  app.add_option("--ranks", ranks, "rank grid PX PY PZ; 0 = choose (minimise halo surface)")
+      ->expected(3);
+  app.add_option("--bc", bc, "boundary per dimension X Y Z: periodic|dirichlet|neumann")
+      ->expected(3)
+      ->transform(CLI::CheckedTransformer(bc_names, CLI::ignore_case));
+  app.add_option("--bc-value", c.bc_value, "dirichlet ghost value [field units]");
+  app.add_option("--kappa", kappa, "diffusivity KX KY KZ [m^2/s]")->expected(3);
+  app.add_option("--dt", c.dt, "time step [s]");
+  app.add_option("--spacing", spacing, "cell size DX DY DZ [m]")->expected(3);
+  app.add_option("--steps", c.steps, "number of time steps");
+  app.add_option("--init", c.init, "initial field: random|sine|gaussian")
+      ->transform(CLI::CheckedTransformer(init_names, CLI::ignore_case));
+  app.add_option("--seed", c.seed, "seed of --init random");
+  app.add_option("--sine-mode", mode, "wavenumbers KX KY KZ of --init sine")->expected(3);
+  app.add_flag("--verify", c.verify,
+               "compare the final field with the exact solution (--init sine, all periodic)");
+  app.add_option("--report", c.report_path, "write the report as JSON to this file");
+
+  ParseOutcome out;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::ostringstream os, es;
+    const int rc = app.exit(e, os, es);
+    if (rc == 0) {  // --help, --version
+      out.exit_code = 0;
+      out.message = os.str();
+    } else {
+      out.exit_code = 2;
+      std::string msg = e.what();
+      if (dynamic_cast<const CLI::FileError*>(&e) || dynamic_cast<const CLI::ConfigError*>(&e))
+        msg = "--config: " + msg;
+      out.message = msg;
+    }
+    return out;
+  }
+  for (int d = 0; d < 3; ++d) {
+    c.grid[d] = grid[d];
+    c.ranks[d] = ranks[d];
+    c.kappa[d] = kappa[d];
+    c.spacing[d] = spacing[d];
+    c.bc[d] = bc[d];
+    c.sine_mode[d] = mode[d];
+  }
+  c.config_path = app.get_option("--config")->as<std::string>();
+  out.config = c;
+  return out;
+}
+
+}  // namespace miniapp

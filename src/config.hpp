@@ -1,0 +1,71 @@
+// Config: every runtime setting of a miniapp run, from the command line (CLI11) and an optional
+// TOML input file (command-line options override the file). Validation lives in one place,
+// Config::validate(), and throws ConfigError naming the value and the rule it breaks.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "box.hpp"
+#include "numerics.hpp"
+
+namespace miniapp {
+
+/// Bad user input: printed once by rank 0, exit status 2.
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class Boundary { Periodic, Dirichlet, Neumann };
+enum class InitKind { Random, Sine, Gaussian };
+
+const char* to_string(Boundary b);
+const char* to_string(InitKind k);
+
+struct Config {
+  // Problem
+  Index3 grid{64, 64, 64};               ///< global cells NX NY NZ
+  Index3 ranks{0, 0, 0};                 ///< rank grid PX PY PZ (0 = choose)
+  std::array<Boundary, 3> bc{Boundary::Periodic, Boundary::Periodic, Boundary::Periodic};
+  double bc_value = 0.0;                 ///< dirichlet ghost value
+  std::array<double, 3> kappa{1.0, 1.0, 1.0};  ///< diffusivity per dimension [m^2/s]
+  double dt = 0.1;                       ///< time step [s]
+  std::array<double, 3> spacing{1.0, 1.0, 1.0};  ///< cell size per dimension [m]
+  std::int64_t steps = 100;              ///< time steps
+  InitKind init = InitKind::Random;
+  std::uint64_t seed = 42;               ///< random init seed
+  Index3 sine_mode{1, 1, 1};             ///< wavenumbers of --init sine
+
+  // Checks and output
+  bool verify = false;                   ///< compare with the exact solution (--init sine)
+  std::string report_path;               ///< JSON report file ("" = none)
+  std::string config_path;               ///< the TOML file read, for the record
+
+  int halo_width = 1;                    ///< ghost layers
+
+  /// a_d = kappa_d * dt / dx_d^2.
+  Coefficients coefficients() const;
+  /// Check everything that does not depend on the MPI world; throws ConfigError.
+  void validate() const;
+  /// Check what depends on the number of ranks (rank grid product, cells per rank).
+  void validate_for(int nranks) const;
+};
+
+/// Outcome of parsing the command line: either a Config to run, or an exit status
+/// (0 after --help/--version, 2 after a parse error) with the text to print.
+struct ParseOutcome {
+  std::optional<Config> config;
+  int exit_code = 0;
+  std::string message;     ///< help/version text (stdout) or error message (stderr)
+};
+
+/// Parse argc/argv (and the TOML file named by --config) into a Config. Not collective;
+/// every rank parses the same arguments and so reaches the same verdict.
+ParseOutcome parse_command_line(int argc, char** argv);
+
+}  // namespace miniapp

@@ -1,0 +1,36 @@
+#include "initial_condition.hpp"
+
+#include <cmath>
+
+#include "box_kernels.hpp"
+
+namespace miniapp {
+
+double InitialCondition::sine_growth(const Coefficients& a) const {
+  const double pi = 3.14159265358979323846;
+  const double s[3] = {std::sin(pi * mode[0] / grid[0]), std::sin(pi * mode[1] / grid[1]),
+                       std::sin(pi * mode[2] / grid[2])};
+  return 1.0 - 4.0 * (a.ax * s[0] * s[0] + a.ay * s[1] * s[1] + a.az * s[2] * s[2]);
+}
+
+void fill_zero(Field& u) {
+  double* p = u.data();
+  const Field f = u;
+  for_each_cell("miniapp::init::zero", u.padded(),
+                KOKKOS_LAMBDA(int i, int j, int k) { p[f.index(i, j, k)] = 0.0; });
+  Kokkos::fence();
+}
+
+void fill_initial(Field& u, const InitialCondition& ic) {
+  fill_zero(u);
+  double* p = u.data();
+  const Field f = u;
+  const Index3 off{u.owned().lo[0] - u.halo(), u.owned().lo[1] - u.halo(),
+                   u.owned().lo[2] - u.halo()};
+  for_each_cell("miniapp::init::field", u.interior(), KOKKOS_LAMBDA(int i, int j, int k) {
+    p[f.index(i, j, k)] = ic(i + off[0], j + off[1], k + off[2]);
+  });
+  Kokkos::fence();
+}
+
+}  // namespace miniapp

@@ -1,0 +1,103 @@
+#include "preflight.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "mpi_utils.hpp"
+#include "simulation.hpp"
+
+namespace miniapp {
+
+namespace {
+
+/// MemAvailable from /proc/meminfo in bytes (0 when unknown).
+double available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  double kib = 0;
+  std::string unit;
+  while (in >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024.0;
+  return 0;
+}
+
+}  // namespace
+
+double estimated_bytes_per_rank(const Config& config, const Index3& dims) {
+  double cells = 1, face = 0;
+  for (int d = 0; d < 3; ++d) {
+    const double n = double((config.grid[d] + dims[d] - 1) / dims[d]) + 2.0 * config.halo_width;
+    cells *= n;
+  }
+  for (int d = 0; d < 3; ++d) {
+    const double n = double((config.grid[d] + dims[d] - 1) / dims[d]) + 2.0 * config.halo_width;
+    face += 4.0 * config.halo_width * cells / n;  // send + receive buffers, both sides
+  }
+  return 8.0 * (2.0 * cells + face);
+}
+
+std::string check_writable_file(const std::string& path) {
+  if (path.empty()) return "";
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode)) return path + " exists and is not a regular file";
+    if (access(path.c_str(), W_OK) != 0) return path + " is not writable";
+    return "";
+  }
+  const auto slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return "directory " + dir + " of " + path + " does not exist";
+  if (access(dir.c_str(), W_OK) != 0) return "directory " + dir + " of " + path + " is not writable";
+  return "";
+}
+
+void throw_if_root_failed(const std::string& root_error, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  int len = rank == 0 ? int(root_error.size()) : 0;
+  mpi_check(MPI_Bcast(&len, 1, MPI_INT, 0, comm), "MPI_Bcast");
+  if (len == 0) return;
+  std::string text = rank == 0 ? root_error : std::string(std::size_t(len), ' ');
+  mpi_check(MPI_Bcast(text.data(), len, MPI_CHAR, 0, comm), "MPI_Bcast");
+  throw ConfigError(text);
+}
+
+void preflight(const Config& config, MPI_Comm comm) {
+  int nranks = 1, rank = 0;
+  MPI_Comm_size(comm, &nranks);
+  MPI_Comm_rank(comm, &rank);
+  config.validate();
+  config.validate_for(nranks);
+  const Index3 dims = resolve_rank_grid(config, nranks);
+
+  // Memory: what the ranks on this node need against what the node has available.
+  MPI_Comm node = MPI_COMM_NULL;
+  mpi_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node),
+            "MPI_Comm_split_type");
+  int node_ranks = 1;
+  MPI_Comm_size(node, &node_ranks);
+  MPI_Comm_free(&node);
+  const double need = estimated_bytes_per_rank(config, dims);
+  const double avail = available_memory_bytes();
+  double worst = avail > 0 ? need * node_ranks / avail : 0.0;
+  double worst_all = 0;
+  mpi_check(MPI_Allreduce(&worst, &worst_all, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+  if (worst_all > 0.9) {
+    std::ostringstream os;
+    os.precision(3);
+    os << "--grid " << config.grid[0] << " " << config.grid[1] << " " << config.grid[2]
+       << " needs about " << need / 1e9 << " GB per rank (" << need * node_ranks / 1e9
+       << " GB for the " << node_ranks << " rank(s) on a node), more than 90% of the "
+       << avail / 1e9 << " GB available; use more nodes or a smaller grid";
+    throw ConfigError(os.str());
+  }
+
+  throw_if_root_failed(rank == 0 ? check_writable_file(config.report_path) : "", comm);
+}
+
+}  // namespace miniapp

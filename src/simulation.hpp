@@ -1,0 +1,64 @@
+// Simulation: the objects of one run (decomposition, two fields, halo plan) and the time loop.
+//
+//   for each step:  halo.exchange(u);  v = stencil(u) on the interior;  swap(u, v)
+//
+// The loop reads as the scheme; everything it needs was planned and allocated beforehand.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+
+#include "config.hpp"
+#include "decomposition.hpp"
+#include "diagnostics.hpp"
+#include "field.hpp"
+#include "halo_exchange.hpp"
+#include "initial_condition.hpp"
+
+namespace miniapp {
+
+/// Seconds spent per phase of the time loop on this rank.
+struct PhaseTimes {
+  double stencil = 0;  ///< stencil kernels (with fence)
+  double halo = 0;     ///< whole halo exchanges (pack + wait + unpack + boundary)
+  double loop = 0;     ///< the whole timed loop
+};
+
+class Simulation {
+ public:
+  /// Build the decomposition, allocate and initialise the fields, plan the halo exchange.
+  /// Collective over comm. The rank grid is chosen when config.ranks has zeros.
+  Simulation(const Config& config, MPI_Comm comm);
+
+  /// Advance `steps` time steps. Collective.
+  void run(std::int64_t steps);
+
+  /// Digest, sum and norms of the current field. Collective.
+  FieldSummary summary() const;
+
+  const Config& config() const { return config_; }
+  const Decomposition& decomposition() const { return *decomp_; }
+  const Field& field() const { return u_; }
+  Field& field() { return u_; }
+  const HaloExchange& halo() const { return *halo_; }
+  const PhaseTimes& times() const { return times_; }
+  std::int64_t steps_done() const { return steps_done_; }
+  /// Reset timers and halo counters (after a warm-up).
+  void reset_timers();
+
+ private:
+  Config config_;
+  std::unique_ptr<Decomposition> decomp_;
+  Field u_, v_;
+  std::unique_ptr<HaloExchange> halo_;
+  Coefficients a_;
+  PhaseTimes times_;
+  std::int64_t steps_done_ = 0;
+};
+
+/// The rank grid a run on nranks would use: config.ranks with zeros chosen to minimise the
+/// halo surface. Throws ConfigError when nothing fits. Not collective.
+Index3 resolve_rank_grid(const Config& config, int nranks);
+
+}  // namespace miniapp
