@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# expect_exit.sh CODE REGEX [--once] -- COMMAND...
+# Run COMMAND; pass when it exits with CODE within the ctest timeout and its combined output
+# matches the extended regex REGEX (and, with --once, the 'miniapp: error:' line appears
+# exactly once, i.e. only rank 0 printed it).
+set -u
+code=$1 regex=$2
+shift 2
+once=0
+if [ "${1:-}" = --once ]; then once=1; shift; fi
+[ "${1:-}" = -- ] && shift
+out=$("$@" 2>&1)
+rc=$?
+fail() { printf 'FAIL: %s\n--- command: %s\n--- exit %s, output:\n%s\n' "$1" "$*" "$rc" "$out"; exit 1; }
+[ "$rc" = "$code" ] || fail "exit status $rc, expected $code"
+printf '%s\n' "$out" | grep -Eq -- "$regex" || fail "output does not match /$regex/"
+if [ $once = 1 ]; then
+  n=$(printf '%s\n' "$out" | grep -c 'miniapp: error:')
+  [ "$n" = 1 ] || fail "'miniapp: error:' printed $n times, expected once"
+fi
+printf '%s\n' "$out" | grep -Eq 'Backtrace|Segmentation|core dumped|terminate called' &&
+  fail "crash trace in output"
+echo "ok: exit $rc, output matches /$regex/"
