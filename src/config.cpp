@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -46,6 +47,59 @@ std::string str(const T& v) {
 
 void require(bool ok, const std::string& message) {
   if (!ok) throw ConfigError(message);
+}
+
+/// Strict syntax check of the TOML subset miniapp reads (CLI11's reader is lenient and would
+/// read "grid = [16, 16" as two values). Every line is blank, a comment, a [table] header or
+/// `key = value` with a number, boolean, quoted string or a bracket-balanced array (which may
+/// span lines). Throws ConfigError naming the file and line.
+void check_toml_syntax(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return;  // CLI11 reports a missing file itself
+  std::string line, pending;
+  int lineno = 0, pending_line = 0, depth = 0;
+  auto fail = [&](int at, const std::string& why) {
+    throw ConfigError("--config " + path + ":" + std::to_string(at) + ": " + why);
+  };
+  while (std::getline(in, line)) {
+    ++lineno;
+    // Strip a comment that is not inside a string.
+    bool quoted = false;
+    std::string text;
+    for (char ch : line) {
+      if (ch == '"') quoted = !quoted;
+      if (ch == '#' && !quoted) break;
+      text += ch;
+    }
+    if (quoted) fail(lineno, "unterminated string");
+    const auto first = text.find_first_not_of(" \t\r");
+    if (first == std::string::npos) continue;
+    text = text.substr(first);
+    if (depth == 0) {
+      if (text[0] == '[') {
+        if (text.find(']') == std::string::npos) fail(lineno, "unterminated [table] header");
+        continue;
+      }
+      const auto eq = text.find('=');
+      if (eq == std::string::npos) fail(lineno, "expected `key = value`, got `" + text + "`");
+      std::string key = text.substr(0, eq);
+      key.erase(key.find_last_not_of(" \t") + 1);
+      if (key.empty() || key.find_first_of(" \t[]") != std::string::npos)
+        fail(lineno, "malformed key `" + key + "`");
+      pending = text.substr(eq + 1);
+      pending_line = lineno;
+    } else {
+      pending += " " + text;
+    }
+    depth = 0;
+    for (char ch : pending) depth += ch == '[' ? 1 : ch == ']' ? -1 : 0;
+    if (depth < 0) fail(pending_line, "unbalanced ']'");
+    if (depth > 0) continue;  // an array continues on the next line
+    const auto v = pending.find_first_not_of(" \t\r");
+    if (v == std::string::npos) fail(pending_line, "missing value");
+    pending.clear();
+  }
+  if (depth > 0) fail(pending_line, "unterminated array (missing ']')");
 }
 
 }  // namespace
@@ -155,6 +209,11 @@ ParseOutcome parse_command_line(int argc, char** argv) {
 
   ParseOutcome out;
   try {
+    for (int i = 1; i < argc; ++i) {
+      const std::string arg = argv[i];
+      if (arg == "--config" && i + 1 < argc) check_toml_syntax(argv[i + 1]);
+      if (arg.rfind("--config=", 0) == 0) check_toml_syntax(arg.substr(9));
+    }
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     std::ostringstream os, es;
@@ -169,6 +228,10 @@ ParseOutcome parse_command_line(int argc, char** argv) {
         msg = "--config: " + msg;
       out.message = msg;
     }
+    return out;
+  } catch (const ConfigError& e) {
+    out.exit_code = 2;
+    out.message = e.what();
     return out;
   }
   for (int d = 0; d < 3; ++d) {
