@@ -127,7 +127,11 @@ void print_report(std::ostream& os, const RunReport& r) {
   os << "FOM " << fmt(r.fom.cell_updates_per_second, "%.4e") << " cell updates/s ("
      << fmt(r.fom.cell_updates_per_second_per_node, "%.4e") << " per node, " << r.fom.nodes
      << " node(s); " << r.fom.timed_steps << " timed steps after " << r.fom.warmup_steps
-     << " warm-up)" << (v.verdict == Verdict::Valid ? "" : " -- not validated") << "\n";
+     << " warm-up)"
+     << (v.verdict == Verdict::Valid     ? ""
+         : v.verdict == Verdict::Invalid ? " -- INVALID, does not count"
+                                         : " -- not validated")
+     << "\n";
   os << "RESULT " << to_string(v.verdict) << " (" << v.reason << ")\n";
 }
 
