@@ -4,8 +4,7 @@
 //   miniapp bench stencil|... [options]        benchmarks (see miniapp bench NAME --help)
 //
 // Exit status: 0 success (RESULT VALID or NOT VALIDATED), 1 RESULT INVALID, 2 bad input (one
-// message from rank 0),
-// and MPI_Abort for an error that only some ranks see mid-run.
+// message from rank 0), and MPI_Abort for an error that only some ranks see mid-run.
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>

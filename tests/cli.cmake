@@ -109,3 +109,12 @@ if(MINIAPP_PYTHON_HAS_JSONSCHEMA)
 else()
   message(STATUS "python3-jsonschema not found: the report schema tests are skipped")
 endif()
+# The official inputs parse and run (shrunk), and SMALL reproduces its reference digest (README)
+# on a decomposition other than the one it was recorded on.
+foreach(size small medium large)
+  miniapp_add_cli_test(NAME input_${size} EXIT 0 REGEX "RESULT VALID"
+                       ARGS --config ${INPUTS}/${size}.toml --grid 16 16 16 --steps 3 --warmup 1)
+endforeach()
+miniapp_add_cli_test(NAME input_small_digest RANKS 4 TIMEOUT 300 EXIT 0
+                     REGEX "check verify  passed.*check digest  passed: digest bdfd3e0d7c53d2dc matches.*\nRESULT VALID"
+                     ARGS --config ${INPUTS}/small.toml --expect-digest bdfd3e0d7c53d2dc)
