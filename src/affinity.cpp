@@ -10,6 +10,10 @@
 
 #include "mpi_utils.hpp"
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 namespace miniapp {
 
 std::vector<int> current_cpus() {
@@ -30,6 +34,20 @@ std::vector<int> current_cpus() {
   return cpus;  // unknown: empty
 }
 
+std::vector<std::vector<int>> thread_cpus() {
+#ifdef _OPENMP
+  std::vector<std::vector<int>> all(static_cast<std::size_t>(omp_get_max_threads()));
+#pragma omp parallel
+  {
+    const std::size_t t = std::size_t(omp_get_thread_num());
+    if (t < all.size()) all[t] = current_cpus();
+  }
+  return all;
+#else
+  return {current_cpus()};
+#endif
+}
+
 std::string cpu_list_string(const std::vector<int>& cpus) {
   std::ostringstream os;
   for (std::size_t i = 0; i < cpus.size();) {
@@ -43,46 +61,72 @@ std::string cpu_list_string(const std::vector<int>& cpus) {
   return os.str();
 }
 
-std::vector<RankBinding> gather_bindings(MPI_Comm comm) {
+std::vector<int> parse_cpu_list(const std::string& list) {
+  std::vector<int> cpus;
+  std::istringstream in(list);
+  std::string range;
+  while (std::getline(in, range, ',')) {
+    if (range.empty()) continue;
+    const auto dash = range.find('-');
+    const int lo = std::stoi(range.substr(0, dash));
+    const int hi = dash == std::string::npos ? lo : std::stoi(range.substr(dash + 1));
+    for (int c = lo; c <= hi; ++c) cpus.push_back(c);
+  }
+  return cpus;
+}
+
+namespace {
+
+/// Every rank's string, on rank 0 (empty elsewhere). Collective.
+std::vector<std::string> gather_strings(const std::string& mine, MPI_Comm comm) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-
-  // Each rank sends [ncpus, cpu...] as ints and its host name as chars.
-  std::vector<int> mine = current_cpus();
-  mine.insert(mine.begin(), int(mine.size()));
-  const int nint = int(mine.size());
-  const int nchar = int(std::string(host).size());
-  std::vector<int> nints(rank == 0 ? size : 0), nchars(rank == 0 ? size : 0);
-  mpi_check(MPI_Gather(&nint, 1, MPI_INT, nints.data(), 1, MPI_INT, 0, comm), "MPI_Gather");
-  mpi_check(MPI_Gather(&nchar, 1, MPI_INT, nchars.data(), 1, MPI_INT, 0, comm), "MPI_Gather");
-  std::vector<int> int_offsets(size + 1, 0), char_offsets(size + 1, 0);
+  const int n = int(mine.size());
+  std::vector<int> counts(rank == 0 ? size : 0), offsets(size + 1, 0);
+  mpi_check(MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm), "MPI_Gather");
   if (rank == 0)
-    for (int r = 0; r < size; ++r) {
-      int_offsets[r + 1] = int_offsets[r] + nints[r];
-      char_offsets[r + 1] = char_offsets[r] + nchars[r];
-    }
-  std::vector<int> ints(rank == 0 ? int_offsets[size] : 0);
-  std::vector<char> chars(rank == 0 ? std::max(char_offsets[size], 1) : 0);
-  mpi_check(MPI_Gatherv(mine.data(), nint, MPI_INT, ints.data(), nints.data(), int_offsets.data(),
-                        MPI_INT, 0, comm),
-            "MPI_Gatherv");
-  mpi_check(MPI_Gatherv(host, nchar, MPI_CHAR, chars.data(), nchars.data(), char_offsets.data(),
+    for (int r = 0; r < size; ++r) offsets[r + 1] = offsets[r] + counts[r];
+  std::vector<char> all(rank == 0 ? std::max(offsets[size], 1) : 0);
+  mpi_check(MPI_Gatherv(mine.data(), n, MPI_CHAR, all.data(), counts.data(), offsets.data(),
                         MPI_CHAR, 0, comm),
             "MPI_Gatherv");
+  std::vector<std::string> out;
+  for (int r = 0; rank == 0 && r < size; ++r)
+    out.emplace_back(all.data() + offsets[r], std::size_t(counts[r]));
+  return out;
+}
 
-  std::vector<RankBinding> all;
-  if (rank != 0) return all;
-  all.resize(size);
-  for (int r = 0; r < size; ++r) {
-    all[r].rank = r;
-    all[r].host.assign(chars.data() + char_offsets[r], std::size_t(nchars[r]));
-    const int* p = ints.data() + int_offsets[r];
-    all[r].cpus.assign(p + 1, p + 1 + p[0]);
+}  // namespace
+
+std::vector<RankBinding> gather_bindings(MPI_Comm comm) {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  // One line per rank: "host/cpus/thread0-cpus|thread1-cpus|..." (lists may be empty).
+  std::vector<int> all_cpus;
+  std::string threads;
+  for (const std::vector<int>& t : thread_cpus()) {
+    all_cpus.insert(all_cpus.end(), t.begin(), t.end());
+    threads += (threads.empty() ? "" : "|") + cpu_list_string(t);
   }
-  return all;
+  std::sort(all_cpus.begin(), all_cpus.end());
+  all_cpus.erase(std::unique(all_cpus.begin(), all_cpus.end()), all_cpus.end());
+  const std::vector<std::string> lines =
+      gather_strings(std::string(host) + "/" + cpu_list_string(all_cpus) + "/" + threads, comm);
+
+  std::vector<RankBinding> bindings(lines.size());
+  for (std::size_t r = 0; r < lines.size(); ++r) {
+    std::istringstream in(lines[r]);
+    std::string cpus, per_thread, t;
+    std::getline(in, bindings[r].host, '/');
+    std::getline(in, cpus, '/');
+    std::getline(in, per_thread);
+    bindings[r].rank = int(r);
+    bindings[r].cpus = parse_cpu_list(cpus);
+    std::istringstream threads_in(per_thread);
+    while (std::getline(threads_in, t, '|')) bindings[r].thread_cpus.push_back(parse_cpu_list(t));
+  }
+  return bindings;
 }
 
 int count_nodes(MPI_Comm comm) {
@@ -142,13 +186,16 @@ std::vector<std::string> binding_warnings(const std::vector<RankBinding>& bindin
   const std::string bind = lower(omp_proc_bind);
   std::vector<int> unbound, oversubscribed;
   for (const RankBinding& b : bindings) {
-    if ((bind.empty() || bind == "false") && b.cpus.size() > 1) unbound.push_back(b.rank);
+    bool may_migrate = b.thread_cpus.empty() && b.cpus.size() > 1;
+    for (const std::vector<int>& t : b.thread_cpus) may_migrate |= t.size() > 1;
+    if ((bind.empty() || bind == "false") && may_migrate) unbound.push_back(b.rank);
     if (!b.cpus.empty() && std::size_t(threads) > b.cpus.size()) oversubscribed.push_back(b.rank);
   }
   if (!unbound.empty())
     warnings.push_back(std::string("threads are unbound (OMP_PROC_BIND is ") +
                        (bind.empty() ? "unset" : "false") + ") on rank(s) " + rank_list(unbound) +
-                       " whose mask has several CPUs: set OMP_PROC_BIND=spread OMP_PLACES=threads");
+                       " whose threads may each run on several CPUs: set OMP_PROC_BIND=spread "
+                       "OMP_PLACES=threads");
   if (!oversubscribed.empty())
     warnings.push_back(std::to_string(threads) + " threads per rank but fewer CPUs in the mask of "
                        "rank(s) " + rank_list(oversubscribed) + ": threads share cores");
@@ -159,8 +206,13 @@ void print_bindings(std::ostream& os, const std::vector<RankBinding>& bindings,
                     const std::vector<std::string>& warnings, std::size_t max_lines) {
   os << "binding (OS affinity mask per rank)\n";
   for (std::size_t i = 0; i < bindings.size() && i < max_lines; ++i)
+  {
     os << "  rank " << bindings[i].rank << "  host " << bindings[i].host << "  cpus "
-       << cpu_list_string(bindings[i].cpus) << "\n";
+       << cpu_list_string(bindings[i].cpus) << "  threads";
+    for (std::size_t t = 0; t < bindings[i].thread_cpus.size(); ++t)
+      os << (t ? "|" : " ") << cpu_list_string(bindings[i].thread_cpus[t]);
+    os << "\n";
+  }
   if (bindings.size() > max_lines)
     os << "  ... " << bindings.size() - max_lines << " more ranks (all in the JSON report)\n";
   for (const std::string& w : warnings) os << "warning: " << w << "\n";

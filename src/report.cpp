@@ -236,7 +236,10 @@ std::string report_json(const RunReport& r) {
   j.begin_array("bindings");
   for (const RankBinding& b : r.bindings) {
     j.begin_object().value("rank", b.rank).value("host", b.host);
-    j.value("cpus", cpu_list_string(b.cpus)).value("ncpus", int(b.cpus.size())).end_object();
+    j.value("cpus", cpu_list_string(b.cpus)).value("ncpus", int(b.cpus.size()));
+    j.begin_array("threads");
+    for (const std::vector<int>& t : b.thread_cpus) j.element(cpu_list_string(t));
+    j.end_array().end_object();
   }
   j.end_array();
   j.begin_array("warnings");

@@ -8,6 +8,7 @@
 
 #include "affinity.hpp"
 #include "benchmark_result.hpp"
+#include "field.hpp"
 #include "progress.hpp"
 #include "test_support.hpp"
 
@@ -66,6 +67,22 @@ TEST(Affinity, CpuListString) {
   EXPECT_EQ(cpu_list_string({1, 2, 3, 10, 11, 12, 13}), "1-3,10-13");
 }
 
+TEST(Affinity, ParseCpuListInvertsCpuListString) {
+  EXPECT_EQ(parse_cpu_list(""), std::vector<int>{});
+  EXPECT_EQ(parse_cpu_list("0-3,8"), (std::vector<int>{0, 1, 2, 3, 8}));
+  EXPECT_EQ(parse_cpu_list("7"), (std::vector<int>{7}));
+  for (const std::vector<int>& cpus :
+       {std::vector<int>{}, {0}, {0, 1, 2, 3, 8}, {0, 2, 4, 5}, {1, 2, 3, 10, 11, 12, 13}})
+    EXPECT_EQ(parse_cpu_list(cpu_list_string(cpus)), cpus);
+}
+
+TEST(Affinity, RankCpusAreTheUnionOfItsThreads) {
+  const std::vector<std::vector<int>> threads = thread_cpus();
+  ASSERT_GE(threads.size(), 1u);
+  EXPECT_EQ(int(threads.size()), Exec().concurrency());
+  for (const auto& t : threads) EXPECT_FALSE(t.empty());
+}
+
 TEST(Affinity, CurrentCpusMatchesTheKernelsList) {
   std::ifstream in("/proc/self/status");
   std::string line, kernel;
@@ -92,6 +109,11 @@ TEST(Affinity, WarnsAboutUnboundAndOversubscribedThreads) {
   EXPECT_NE(binding_warnings(four, 4, "FALSE").at(0).find("OMP_PROC_BIND is false"),
             std::string::npos);
   EXPECT_TRUE(binding_warnings(four, 4, "spread").empty());
+  // Pinned threads (one CPU each) cannot migrate, whatever OMP_PROC_BIND says.
+  const std::vector<RankBinding> pinned{{0, "a", {0, 1}, {{0}, {1}}}};
+  EXPECT_TRUE(binding_warnings(pinned, 2, "").empty());
+  const std::vector<RankBinding> loose{{0, "a", {0, 1}, {{0, 1}, {0, 1}}}};
+  EXPECT_EQ(binding_warnings(loose, 2, "false").size(), 1u);
   const auto w = binding_warnings(four, 8, "spread");
   ASSERT_EQ(w.size(), 1u);
   EXPECT_NE(w[0].find("8 threads per rank but fewer CPUs"), std::string::npos) << w[0];
@@ -113,8 +135,9 @@ TEST(Affinity, GatherBindingsOnRankZero) {
     EXPECT_EQ(all[r].rank, r);
     EXPECT_EQ(all[r].host, host);  // the tests run on one machine
     EXPECT_FALSE(all[r].cpus.empty());
+    EXPECT_EQ(int(all[r].thread_cpus.size()), Exec().concurrency());
   }
-  EXPECT_EQ(all[0].cpus, current_cpus());
+  EXPECT_EQ(all[0].thread_cpus, thread_cpus());
 }
 
 TEST(Affinity, CountNodesOnOneMachine) { EXPECT_EQ(count_nodes(MPI_COMM_WORLD), 1); }
