@@ -47,10 +47,10 @@ int run_main(const Config& config, MPI_Comm comm, int rank) {
 
   Simulation sim(config, comm);
   // Issue 7: the first --warmup steps are untimed; then the timed steps, with progress lines
-  // when rank 0's stdout is a terminal or --progress asks (rank 0 decides for everyone).
+  // when rank 0 runs in a terminal or --progress asks (rank 0 decides for everyone).
   sim.run(config.warmup);
   sim.reset_timers();
-  double interval = progress_interval(config.progress, rank == 0 && stdout_is_terminal());
+  double interval = progress_interval(config.progress, rank == 0 && interactive_terminal());
   mpi_check(MPI_Bcast(&interval, 1, MPI_DOUBLE, 0, comm), "MPI_Bcast");
   run_with_progress(sim, config.steps - config.warmup, interval, config.warmup, config.steps,
                     std::cout);

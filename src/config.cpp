@@ -170,8 +170,8 @@ ParseOutcome parse_command_line(int argc, char** argv) {
   app.add_option("--expect-digest", c.expect_digest,
                  "reference digest (16 hex digits): RESULT VALID needs the final digest to match");
   app.add_option("--progress", c.progress,
-                 "seconds between progress lines on rank 0; 0 = off; -1 = every 10 s when stdout "
-                 "is a terminal, off otherwise [s]");
+                 "seconds between progress lines on rank 0; 0 = off; -1 = every 10 s in an "
+                 "interactive terminal, off otherwise [s]");
   app.add_option("--label", c.label, "free text recorded in the report (e.g. weak, strong)");
 
   ParseOutcome out;

@@ -16,7 +16,7 @@ double progress_interval(double requested, bool interactive) {
   return interactive ? 10.0 : 0.0;
 }
 
-bool stdout_is_terminal() { return isatty(STDOUT_FILENO) == 1; }
+bool interactive_terminal() { return isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1; }
 
 namespace {
 

@@ -2,7 +2,7 @@
 //
 //   progress: step 1200/5000 (24.0%), 3.21 ms/step, ETA 12.2 s
 //
-// on by default only when stdout is a terminal, so batch logs stay quiet unless
+// on by default only in an interactive terminal, so batch logs stay quiet unless
 // --progress SECONDS asks for it. The loop is run in chunks of about that many seconds (rank 0
 // sizes the next chunk from the rate so far and broadcasts it), so the time loop itself is
 // untouched and the only extra cost is one broadcast per progress line.
@@ -19,11 +19,13 @@ namespace miniapp {
 class Simulation;
 
 /// Seconds between progress lines: `requested` when >= 0 (0 = off); when negative (auto),
-/// 10 s if `interactive` (stdout is a terminal), else 0. Not collective.
+/// 10 s if `interactive`, else 0. Not collective.
 double progress_interval(double requested, bool interactive);
 
-/// Whether this process's stdout is a terminal. Not collective.
-bool stdout_is_terminal();
+/// Whether this process talks to a person: stdin and stdout both terminals. stdout alone is
+/// not enough: Open MPI's mpiexec hands every rank a pseudo-terminal for stdout even when its
+/// own output goes to a log file. Not collective.
+bool interactive_terminal();
 
 /// One progress line (no newline): step `done` of `total`, seconds per step, ETA.
 std::string progress_line(std::int64_t done, std::int64_t total, double seconds_per_step);
