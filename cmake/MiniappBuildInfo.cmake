@@ -31,5 +31,11 @@ endif()
 string(TOUPPER "${CMAKE_BUILD_TYPE}" build_type_upper)
 set(MINIAPP_CXX_FLAGS "${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${build_type_upper}}")
 string(STRIP "${MINIAPP_CXX_FLAGS}" MINIAPP_CXX_FLAGS)
+# What src/CMakeLists.txt adds to every target to forbid FMA contraction.
+if(CMAKE_CXX_COMPILER_ID STREQUAL "NVHPC")
+  set(MINIAPP_EXTRA_FLAGS "-Mnofma")
+else()
+  set(MINIAPP_EXTRA_FLAGS "-ffp-contract=off")
+endif()
 configure_file(${CMAKE_CURRENT_SOURCE_DIR}/build_info_generated.hpp.in
                ${CMAKE_CURRENT_BINARY_DIR}/build_info_generated.hpp @ONLY)

@@ -36,10 +36,11 @@ int run_main(const Config& config, MPI_Comm comm, int rank) {
   preflight(config, comm);
 
   // Issue 7: where every rank runs, printed before any work so wrong binding is seen at once.
-  const std::vector<RankBinding> bindings = gather_bindings(comm);
+  const int threads = Exec().concurrency();
+  const std::vector<RankBinding> bindings = gather_bindings(comm, threads);
   const char* proc_bind = std::getenv("OMP_PROC_BIND");
   const std::vector<std::string> warnings =
-      binding_warnings(bindings, Exec().concurrency(), proc_bind ? proc_bind : "");
+      binding_warnings(bindings, threads, proc_bind ? proc_bind : "");
   if (rank == 0) {
     print_bindings(std::cout, bindings, warnings);
     std::cout.flush();

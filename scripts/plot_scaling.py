@@ -100,8 +100,8 @@ def plot_phases(label, group, out, source):
     per_step = lambda g, k: g["timings"][k]["avg"] / g["steps"] * 1e3  # noqa: E731
     for i, k in enumerate(phases + ["other"]):
         if k == "other":  # loop time not inside a named phase
-            h = [max(per_step(g, "loop") - sum(per_step(g, p) for p in phases if p in g["timings"]), 0)
-                 for g in group]
+            named = [sum(per_step(g, p) for p in phases if p in g["timings"]) for g in group]
+            h = [max(per_step(g, "loop") - n, 0.0) for g, n in zip(group, named)]
         else:
             h = [per_step(g, k) if k in g["timings"] else 0.0 for g in group]
         ax.bar(x, h, bottom=bottom, label=k, color=f"C{i % 10}")

@@ -16,7 +16,8 @@
 #   MINIAPP_LAUNCHER_ARGS   extra launcher arguments, e.g. "--oversubscribe" []
 #   MINIAPP_NODES           node counts, e.g. "1 2 4 8" [1]
 #   MINIAPP_RANKS_PER_NODE  ranks per node, e.g. "1 2" [$SLURM_NTASKS_PER_NODE, else 1]
-#   MINIAPP_THREADS         OpenMP threads per rank [$SLURM_CPUS_PER_TASK, else $OMP_NUM_THREADS, else 1]
+#   MINIAPP_THREADS         OpenMP threads per rank
+#                           [$SLURM_CPUS_PER_TASK, else $OMP_NUM_THREADS, else 1]
 #   MINIAPP_INPUT           TOML input [inputs/small.toml]
 #   MINIAPP_BLOCK           weak: cells per rank "NX NY NZ" [64 64 64]
 #   MINIAPP_GRID            strong/single: global cells "NX NY NZ" [the input's]
@@ -38,7 +39,8 @@ esac
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 exe=${MINIAPP_EXE:-}
 if [ -z "$exe" ]; then
-  if [ -x "$root/build/miniapp/miniapp" ]; then exe=$root/build/miniapp/miniapp; else exe=miniapp; fi
+  exe=$root/build/miniapp/miniapp
+  [ -x "$exe" ] || exe=miniapp
 fi
 if [ -n "${SLURM_JOB_ID:-}" ]; then default_launcher=srun; else default_launcher=mpiexec; fi
 launcher=${MINIAPP_LAUNCHER:-$default_launcher}
@@ -91,7 +93,8 @@ for nodes in "${nodes_list[@]}"; do
     args=(--config "$input" --label "$mode" --progress 0)
     if [ "$mode" = weak ]; then
       read -r px py pz <<< "$(dims3 "$ranks")"
-      args+=(--grid $((block[0] * px)) $((block[1] * py)) $((block[2] * pz)) --ranks "$px" "$py" "$pz")
+      args+=(--grid $((block[0] * px)) $((block[1] * py)) $((block[2] * pz)))
+      args+=(--ranks "$px" "$py" "$pz")
     elif [ "${#grid[@]}" = 3 ]; then
       args+=(--grid "${grid[@]}")
     fi
@@ -104,7 +107,8 @@ for nodes in "${nodes_list[@]}"; do
       *) cmd=("$launcher" -n "$ranks" "${launcher_args[@]}") ;;
     esac
     cmd+=("$exe" "${args[@]}")
-    echo "sweep: OMP_NUM_THREADS=$OMP_NUM_THREADS OMP_PROC_BIND=$OMP_PROC_BIND OMP_PLACES=$OMP_PLACES ${cmd[*]}"
+    omp="OMP_NUM_THREADS=$OMP_NUM_THREADS OMP_PROC_BIND=$OMP_PROC_BIND OMP_PLACES=$OMP_PLACES"
+    echo "sweep: $omp ${cmd[*]}"
     [ "$dry" = 1 ] && continue
     if "${cmd[@]}" > "$results/$name.log" 2>&1; then
       grep -E '^(FOM|RESULT)' "$results/$name.log" | sed 's/^/  /' || true

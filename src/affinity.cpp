@@ -34,16 +34,17 @@ std::vector<int> current_cpus() {
   return cpus;  // unknown: empty
 }
 
-std::vector<std::vector<int>> thread_cpus() {
+std::vector<std::vector<int>> thread_cpus(int threads) {
 #ifdef _OPENMP
-  std::vector<std::vector<int>> all(static_cast<std::size_t>(omp_get_max_threads()));
-#pragma omp parallel
+  std::vector<std::vector<int>> all(static_cast<std::size_t>(std::max(threads, 1)));
+#pragma omp parallel num_threads(int(all.size()))
   {
     const std::size_t t = std::size_t(omp_get_thread_num());
     if (t < all.size()) all[t] = current_cpus();
   }
   return all;
 #else
+  (void)threads;
   return {current_cpus()};
 #endif
 }
@@ -99,20 +100,20 @@ std::vector<std::string> gather_strings(const std::string& mine, MPI_Comm comm) 
 
 }  // namespace
 
-std::vector<RankBinding> gather_bindings(MPI_Comm comm) {
+std::vector<RankBinding> gather_bindings(MPI_Comm comm, int threads) {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   // One line per rank: "host/cpus/thread0-cpus|thread1-cpus|..." (lists may be empty).
   std::vector<int> all_cpus;
-  std::string threads;
-  for (const std::vector<int>& t : thread_cpus()) {
+  std::string per_thread_lists;
+  for (const std::vector<int>& t : thread_cpus(threads)) {
     all_cpus.insert(all_cpus.end(), t.begin(), t.end());
-    threads += (threads.empty() ? "" : "|") + cpu_list_string(t);
+    per_thread_lists += (per_thread_lists.empty() ? "" : "|") + cpu_list_string(t);
   }
   std::sort(all_cpus.begin(), all_cpus.end());
   all_cpus.erase(std::unique(all_cpus.begin(), all_cpus.end()), all_cpus.end());
-  const std::vector<std::string> lines =
-      gather_strings(std::string(host) + "/" + cpu_list_string(all_cpus) + "/" + threads, comm);
+  const std::vector<std::string> lines = gather_strings(
+      std::string(host) + "/" + cpu_list_string(all_cpus) + "/" + per_thread_lists, comm);
 
   std::vector<RankBinding> bindings(lines.size());
   for (std::size_t r = 0; r < lines.size(); ++r) {
@@ -197,16 +198,15 @@ std::vector<std::string> binding_warnings(const std::vector<RankBinding>& bindin
                        " whose threads may each run on several CPUs: set OMP_PROC_BIND=spread "
                        "OMP_PLACES=threads");
   if (!oversubscribed.empty())
-    warnings.push_back(std::to_string(threads) + " threads per rank but fewer CPUs in the mask of "
-                       "rank(s) " + rank_list(oversubscribed) + ": threads share cores");
+    warnings.push_back(std::to_string(threads) + " threads per rank but fewer CPUs in the " +
+                       "mask of rank(s) " + rank_list(oversubscribed) + ": threads share cores");
   return warnings;
 }
 
 void print_bindings(std::ostream& os, const std::vector<RankBinding>& bindings,
                     const std::vector<std::string>& warnings, std::size_t max_lines) {
   os << "binding (OS affinity mask per rank)\n";
-  for (std::size_t i = 0; i < bindings.size() && i < max_lines; ++i)
-  {
+  for (std::size_t i = 0; i < bindings.size() && i < max_lines; ++i) {
     os << "  rank " << bindings[i].rank << "  host " << bindings[i].host << "  cpus "
        << cpu_list_string(bindings[i].cpus) << "  threads";
     for (std::size_t t = 0; t < bindings[i].thread_cpus.size(); ++t)

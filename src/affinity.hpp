@@ -28,9 +28,10 @@ struct RankBinding {
 /// The CPUs the calling thread may run on (sched_getaffinity), ascending. Not collective.
 std::vector<int> current_cpus();
 
-/// Each OpenMP thread's CPUs (one entry when built without OpenMP). Not collective; opens an
-/// OpenMP parallel region.
-std::vector<std::vector<int>> thread_cpus();
+/// The CPUs of each of `threads` OpenMP threads (the calling thread's alone when built without
+/// OpenMP). Not collective; opens an OpenMP parallel region of `threads` threads, which reuses
+/// the pool (and so the binding) of a Kokkos OpenMP space of that size.
+std::vector<std::vector<int>> thread_cpus(int threads);
 
 /// Compact CPU list in the kernel's notation: {0,1,2,3,8} -> "0-3,8". Not collective.
 std::string cpu_list_string(const std::vector<int>& cpus);
@@ -38,8 +39,9 @@ std::string cpu_list_string(const std::vector<int>& cpus);
 /// Inverse of cpu_list_string: "0-3,8" -> {0,1,2,3,8}. Not collective.
 std::vector<int> parse_cpu_list(const std::string& list);
 
-/// Every rank's host and CPU list, gathered on rank 0 (empty elsewhere). Collective.
-std::vector<RankBinding> gather_bindings(MPI_Comm comm);
+/// Every rank's host and CPU lists (of `threads` threads per rank), gathered on rank 0 (empty
+/// elsewhere). Collective.
+std::vector<RankBinding> gather_bindings(MPI_Comm comm, int threads);
 
 /// Number of nodes (shared-memory domains, MPI_COMM_TYPE_SHARED) spanned by comm, on every
 /// rank. Collective.

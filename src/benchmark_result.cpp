@@ -9,9 +9,12 @@ namespace miniapp {
 
 const char* to_string(Verdict v) {
   switch (v) {
-    case Verdict::Valid: return "VALID";
-    case Verdict::Invalid: return "INVALID";
-    case Verdict::NotValidated: return "NOT VALIDATED";
+    case Verdict::Valid:
+      return "VALID";
+    case Verdict::Invalid:
+      return "INVALID";
+    case Verdict::NotValidated:
+      return "NOT VALIDATED";
   }
   return "?";
 }

@@ -21,7 +21,7 @@ namespace miniapp {
 
 /// One built-in check of the run's answer.
 struct Check {
-  std::string name;    ///< "verify", "digest", ...
+  std::string name;  ///< "verify", "digest", ...
   bool passed = false;
   std::string detail;  ///< what was compared, in words and numbers
 };
@@ -53,8 +53,8 @@ Check tolerance_check(const std::string& name, double error, double tolerance);
 struct FigureOfMerit {
   std::int64_t warmup_steps = 0;  ///< untimed steps before the timed loop
   std::int64_t timed_steps = 0;
-  double seconds = 0;             ///< max over ranks of the timed loop
-  int nodes = 1;                  ///< shared-memory domains spanned by the run
+  double seconds = 0;  ///< max over ranks of the timed loop
+  int nodes = 1;       ///< shared-memory domains spanned by the run
   double cell_updates_per_second = 0;
   double cell_updates_per_second_per_node = 0;
 };

@@ -19,7 +19,7 @@ BuildInfo build_info() {
   b.compiler_version = MINIAPP_CXX_COMPILER_VERSION;
   b.cxx_flags = MINIAPP_CXX_FLAGS;
   b.build_type = MINIAPP_BUILD_TYPE;
-  b.extra_flags = "-ffp-contract=off";  // see src/CMakeLists.txt (NVHPC: -Mnofma)
+  b.extra_flags = MINIAPP_EXTRA_FLAGS;  // see src/CMakeLists.txt
 
   b.kokkos_version = std::to_string(KOKKOS_VERSION / 10000) + "." +
                      std::to_string(KOKKOS_VERSION / 100 % 100) + "." +

@@ -23,10 +23,14 @@ namespace {
 /// 0.8 ms, 3.21 s, 12.5 min, 3.2 h.
 std::string duration(double s) {
   char buf[32];
-  if (s < 1.0) std::snprintf(buf, sizeof buf, "%.3g ms", s * 1e3);
-  else if (s < 120.0) std::snprintf(buf, sizeof buf, "%.3g s", s);
-  else if (s < 7200.0) std::snprintf(buf, sizeof buf, "%.3g min", s / 60.0);
-  else std::snprintf(buf, sizeof buf, "%.3g h", s / 3600.0);
+  if (s < 1.0)
+    std::snprintf(buf, sizeof buf, "%.3g ms", s * 1e3);
+  else if (s < 120.0)
+    std::snprintf(buf, sizeof buf, "%.3g s", s);
+  else if (s < 7200.0)
+    std::snprintf(buf, sizeof buf, "%.3g min", s / 60.0);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g h", s / 3600.0);
   return buf;
 }
 

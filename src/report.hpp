@@ -48,10 +48,10 @@ struct RunReport {
   // Procurement (issue 7): provenance, placement, figure of merit and verdict. The JSON layout
   // is described by scripts/report.schema.json (version kReportSchemaVersion).
   BuildInfo build;
-  FigureOfMerit fom;                   ///< timed steps only (the first config.warmup are not)
-  std::vector<RankBinding> bindings;   ///< every rank's host and CPUs (set by the driver)
+  FigureOfMerit fom;                  ///< timed steps only (the first config.warmup are not)
+  std::vector<RankBinding> bindings;  ///< every rank's host and CPUs (set by the driver)
   std::vector<std::string> binding_warnings;
-  Validation validation;               ///< named checks and verdict (set by the driver)
+  Validation validation;  ///< named checks and verdict (set by the driver)
 };
 
 /// Version of the JSON report's layout: minor for added fields, major for changed ones.

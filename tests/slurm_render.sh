@@ -30,7 +30,6 @@ render() {  # render TEMPLATE [VAR=value...]: the commands the job would launch
     SLURM_NTASKS_PER_NODE=8 SLURM_CPUS_PER_TASK=4 SLURM_SUBMIT_DIR="$root" MINIAPP_DRY_RUN=1 \
     "$@" bash "$root/scripts/slurm/$t.sbatch"
 }
-srun='srun --nodes=([0-9]+) --ntasks=([0-9]+) --ntasks-per-node=8 --cpus-per-task=4 --hint=nomultithread '
 omp='OMP_NUM_THREADS=4 OMP_PROC_BIND=spread OMP_PLACES=threads '
 
 out=$(render run)
