@@ -131,6 +131,17 @@ void Config::validate() const {
                           ", ay=" + str(a.ay) + ", az=" + str(a.az) +
                           "); reduce --dt or --kappa, or increase --spacing");
 
+  // Procurement and batch runs (issue 7).
+  require(warmup >= 0 && warmup <= steps,
+          "--warmup=" + str(warmup) + " must be between 0 and --steps=" + str(steps) +
+              " (warm-up steps are the first, untimed, steps of the run)");
+  require(expect_digest.empty() ||
+              (expect_digest.size() == 16 &&
+               expect_digest.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos),
+          "--expect-digest=" + expect_digest + " must be 16 hex digits (as printed after 'digest')");
+  require(std::isfinite(progress) && (progress >= 0 || progress == -1),
+          "--progress=" + str(progress) + " must be >= 0 seconds (0 = off) or -1 (auto)");
+
   if (verify) {
     require(init == InitKind::Sine, "--verify needs --init sine (the exact discrete solution)");
     for (int d = 0; d < 3; ++d)
@@ -207,6 +218,16 @@ ParseOutcome parse_command_line(int argc, char** argv) {
                "compare the final field with the exact solution (--init sine, all periodic)");
   app.add_option("--report", c.report_path, "write the report as JSON to this file");
 
+  // Procurement and batch runs (issue 7).
+  app.add_option("--warmup", c.warmup,
+                 "untimed warm-up steps: the first N of --steps; timers start after them");
+  app.add_option("--expect-digest", c.expect_digest,
+                 "reference digest (16 hex digits): RESULT VALID needs the final digest to match");
+  app.add_option("--progress", c.progress,
+                 "seconds between progress lines on rank 0; 0 = off; -1 = every 10 s in an "
+                 "interactive terminal, off otherwise [s]");
+  app.add_option("--label", c.label, "free text recorded in the report (e.g. weak, strong)");
+
   ParseOutcome out;
   try {
     for (int i = 1; i < argc; ++i) {
@@ -243,6 +264,8 @@ ParseOutcome parse_command_line(int argc, char** argv) {
     c.sine_mode[d] = mode[d];
   }
   c.config_path = app.get_option("--config")->as<std::string>();
+  for (int i = 0; i < argc; ++i)  // issue 7: the report records the command line
+    c.command_line += (i ? " " : "") + std::string(argv[i]);
   out.config = c;
   return out;
 }

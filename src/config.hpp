@@ -48,6 +48,13 @@ struct Config {
 
   int halo_width = 1;                    ///< ghost layers
 
+  // Procurement and batch runs (issue 7): warm-up, reference digest, progress, provenance.
+  std::int64_t warmup = 0;               ///< untimed steps, counted in `steps`
+  std::string expect_digest;             ///< reference digest, 16 hex digits ("" = none)
+  double progress = -1;                  ///< seconds between progress lines (0 off, <0 auto)
+  std::string label;                     ///< free text recorded in the report
+  std::string command_line;              ///< the arguments as given, for the record
+
   /// a_d = kappa_d * dt / dx_d^2.
   Coefficients coefficients() const;
   /// Check everything that does not depend on the MPI world; throws ConfigError.

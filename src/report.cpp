@@ -1,6 +1,8 @@
 #include "report.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <iomanip>
 #include <sstream>
 
@@ -38,13 +40,19 @@ RunReport make_report(const Simulation& sim, const Verification& verification) {
   r.wait = reduce_stat(h.wait, comm);
   r.unpack = reduce_stat(h.unpack, comm);
   r.boundary = reduce_stat(h.boundary, comm);
-  const double steps = r.steps > 0 ? double(r.steps) : 1.0;
+  // Issue 7: rates count only the timed steps; the driver ran config.warmup untimed ones first.
+  const std::int64_t warmup = std::min<std::int64_t>(r.config.warmup, r.steps);
+  const double steps = r.steps - warmup > 0 ? double(r.steps - warmup) : 1.0;
   r.messages_per_step = reduce_stat(double(h.messages) / steps, comm);
   r.bytes_per_step = reduce_stat(double(h.bytes) / steps, comm);
   const double cells = double(r.config.grid[0]) * r.config.grid[1] * r.config.grid[2];
-  r.cell_updates_per_second = r.loop.max > 0 ? cells * double(r.steps) / r.loop.max : 0.0;
+  r.cell_updates_per_second =
+      r.loop.max > 0 ? cells * double(r.steps - warmup) / r.loop.max : 0.0;
   r.summary = sim.summary();
   r.verification = verification;
+  // Procurement (issue 7)
+  r.build = build_info();
+  r.fom = figure_of_merit(cells, warmup, r.steps - warmup, r.loop.max, count_nodes(comm));
   return r;
 }
 
@@ -58,6 +66,15 @@ std::string fmt(double v, const char* f = "%.6g") {
 
 std::string triple(const Index3& v, const char* sep = " x ") {
   return std::to_string(v[0]) + sep + std::to_string(v[1]) + sep + std::to_string(v[2]);
+}
+
+/// The whole text of a (small) input file, "" when there is none. Issue 7.
+std::string read_text_file(const std::string& path) {
+  if (path.empty()) return "";
+  std::ifstream in(path);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
 }
 
 }  // namespace
@@ -101,6 +118,21 @@ void print_report(std::ostream& os, const RunReport& r) {
     os << (r.verification.passed ? "VERIFICATION PASSED\n" : "VERIFICATION FAILED\n");
   }
   os << "digest " << digest_hex(r.summary.digest) << "\n";
+
+  // Procurement (issue 7): the figure of merit, always next to its verdict.
+  const Validation& v = r.validation;
+  for (const Check& c : v.checks)
+    os << "  check " << std::left << std::setw(8) << c.name << std::right
+       << (c.passed ? "passed: " : "FAILED: ") << c.detail << "\n";
+  os << "FOM " << fmt(r.fom.cell_updates_per_second, "%.4e") << " cell updates/s ("
+     << fmt(r.fom.cell_updates_per_second_per_node, "%.4e") << " per node, " << r.fom.nodes
+     << " node(s); " << r.fom.timed_steps << " timed steps after " << r.fom.warmup_steps
+     << " warm-up)"
+     << (v.verdict == Verdict::Valid     ? ""
+         : v.verdict == Verdict::Invalid ? " -- INVALID, does not count"
+                                         : " -- not validated")
+     << "\n";
+  os << "RESULT " << to_string(v.verdict) << " (" << v.reason << ")\n";
 }
 
 std::string report_json(const RunReport& r) {
@@ -134,6 +166,16 @@ std::string report_json(const RunReport& r) {
   j.value("init", to_string(c.init));
   j.value("seed", std::int64_t(c.seed));
   j.value("halo_width", c.halo_width);
+  // Issue 7: the rest of the resolved configuration.
+  j.begin_array("sine_mode");
+  for (int v : c.sine_mode) j.element(v);
+  j.end_array();
+  j.value("verify", c.verify);
+  j.value("warmup", c.warmup);
+  j.value("expect_digest", c.expect_digest);
+  j.value("progress", c.progress);
+  j.value("report", c.report_path);
+  j.value("label", c.label);
   j.end_object();
   j.value("nranks", r.nranks);
   j.value("threads_per_rank", r.threads);
@@ -168,6 +210,65 @@ std::string report_json(const RunReport& r) {
     j.value("tolerance", r.verification.tolerance);
     j.end_object();
   }
+
+  // Procurement (issue 7): see scripts/report.schema.json.
+  j.value("schema_version", kReportSchemaVersion);
+  j.value("label", c.label);
+  j.begin_object("build");
+  j.value("version", r.build.version);
+  j.value("git_describe", r.build.git_describe);
+  j.value("git_commit", r.build.git_commit);
+  j.value("compiler_id", r.build.compiler_id);
+  j.value("compiler_version", r.build.compiler_version);
+  j.value("build_type", r.build.build_type);
+  j.value("cxx_flags", r.build.cxx_flags);
+  j.value("extra_flags", r.build.extra_flags);
+  j.value("kokkos_version", r.build.kokkos_version);
+  j.value("kokkos_backend", r.build.kokkos_backend);
+  j.value("mpi_library", r.build.mpi_library);
+  j.value("mpi_standard", r.build.mpi_standard);
+  j.value("hdf5_version", r.build.hdf5_version);
+  j.end_object();
+  j.begin_object("placement");
+  j.value("nodes", r.fom.nodes);
+  j.value("ranks", r.nranks);
+  j.value("threads_per_rank", r.threads);
+  j.begin_array("bindings");
+  for (const RankBinding& b : r.bindings) {
+    j.begin_object().value("rank", b.rank).value("host", b.host);
+    j.value("cpus", cpu_list_string(b.cpus)).value("ncpus", int(b.cpus.size()));
+    j.begin_array("threads");
+    for (const std::vector<int>& t : b.thread_cpus) j.element(cpu_list_string(t));
+    j.end_array().end_object();
+  }
+  j.end_array();
+  j.begin_array("warnings");
+  for (const std::string& w : r.binding_warnings) j.element(w);
+  j.end_array();
+  j.end_object();
+  j.value("command_line", c.command_line);
+  j.value("config_file", c.config_path);
+  j.value("config_file_text", read_text_file(c.config_path));
+  j.begin_object("figure_of_merit");
+  j.value("name", "cell updates per second");
+  j.value("units", "cell updates/s");
+  j.value("value", r.fom.cell_updates_per_second);
+  j.value("per_node", r.fom.cell_updates_per_second_per_node);
+  j.value("nodes", r.fom.nodes);
+  j.value("warmup_steps", r.fom.warmup_steps);
+  j.value("timed_steps", r.fom.timed_steps);
+  j.value("timed_seconds", r.fom.seconds);
+  j.value("validated", r.validation.verdict == Verdict::Valid);
+  j.end_object();
+  j.begin_object("validation");
+  j.value("verdict", to_string(r.validation.verdict));
+  j.value("reason", r.validation.reason);
+  j.begin_array("checks");
+  for (const Check& ch : r.validation.checks)
+    j.begin_object().value("name", ch.name).value("passed", ch.passed).value("detail", ch.detail)
+        .end_object();
+  j.end_array();
+  j.end_object();
   j.end_object();
   return j.str();
 }

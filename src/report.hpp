@@ -8,6 +8,12 @@
 #include <string>
 
 #include "simulation.hpp"
+// Procurement (issue 7)
+#include <vector>
+
+#include "affinity.hpp"
+#include "benchmark_result.hpp"
+#include "build_info.hpp"
 
 namespace miniapp {
 
@@ -38,7 +44,18 @@ struct RunReport {
   double cell_updates_per_second = 0;  ///< global cells * steps / max loop time
   FieldSummary summary;
   Verification verification;
+
+  // Procurement (issue 7): provenance, placement, figure of merit and verdict. The JSON layout
+  // is described by scripts/report.schema.json (version kReportSchemaVersion).
+  BuildInfo build;
+  FigureOfMerit fom;                  ///< timed steps only (the first config.warmup are not)
+  std::vector<RankBinding> bindings;  ///< every rank's host and CPUs (set by the driver)
+  std::vector<std::string> binding_warnings;
+  Validation validation;  ///< named checks and verdict (set by the driver)
 };
+
+/// Version of the JSON report's layout: minor for added fields, major for changed ones.
+inline constexpr const char* kReportSchemaVersion = "1.0";
 
 /// Collect the report of a finished run. Collective over the simulation's communicator.
 RunReport make_report(const Simulation& sim, const Verification& verification);

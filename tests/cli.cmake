@@ -60,3 +60,63 @@ miniapp_add_cli_test(NAME bad_too_large EXIT 2 ONCE REGEX "needs about .* GB per
                      ARGS --grid 100000 100000 100000)
 miniapp_add_cli_test(NAME help EXIT 0 REGEX "--grid.*global cells" ARGS --help RANKS 1)
 miniapp_add_cli_test(NAME version EXIT 0 REGEX "miniapp ${PROJECT_VERSION}" ARGS --version RANKS 1)
+
+# ---- Procurement (issue 7): verdict, FOM, JSON report against its schema, binding, progress.
+set(SCHEMA_CHECK ${PROJECT_SOURCE_DIR}/scripts/validate_report.py)
+set(TINY --grid 16 12 10 --steps 12 --warmup 2)
+miniapp_add_cli_test(NAME result_valid_verify EXIT 0
+                     REGEX "check verify  passed.*FOM [0-9.e+]+ cell updates/s.*10 timed steps after 2 warm-up\\)\nRESULT VALID"
+                     ARGS ${TINY} --init sine --verify --label tiny
+                          --report ${CMAKE_CURRENT_BINARY_DIR}/report_valid.json)
+miniapp_add_cli_test(NAME result_not_validated EXIT 0
+                     REGEX "-- not validated\nRESULT NOT VALIDATED \\(no check requested"
+                     ARGS ${TINY})
+miniapp_add_cli_test(NAME result_invalid_digest EXIT 1
+                     REGEX "check digest  FAILED: digest [0-9a-f]+ differs from expected 0123456789abcdef.*INVALID, does not count\\)\nRESULT INVALID \\(failed: digest"
+                     ARGS ${TINY} --expect-digest 0123456789ABCDEF
+                          --report ${CMAKE_CURRENT_BINARY_DIR}/report_invalid.json)
+# The digest does not depend on the decomposition or the warm-up: one reference for any run.
+miniapp_add_cli_test(NAME result_valid_digest RANKS 3 EXIT 0
+                     REGEX "check digest  passed: digest 5b466e1afb158183 matches.*\nRESULT VALID"
+                     ARGS --grid 16 16 16 --steps 20 --warmup 7 --init sine
+                          --expect-digest 5B466E1AFB158183)
+miniapp_add_cli_test(NAME bad_warmup EXIT 2 ONCE REGEX "--warmup=5 must be between 0 and --steps=4"
+                     ARGS --grid 8 8 8 --steps 4 --warmup 5)
+miniapp_add_cli_test(NAME bad_expect_digest EXIT 2 ONCE REGEX "--expect-digest=12xz must be 16 hex"
+                     ARGS --grid 8 8 8 --expect-digest 12xz)
+miniapp_add_cli_test(NAME bad_progress EXIT 2 ONCE REGEX "--progress=-3 must be >= 0"
+                     ARGS --grid 8 8 8 --progress -3)
+# Every rank's host and CPU list before the run (the warnings are tested in test_procurement).
+miniapp_add_cli_test(NAME binding_report EXIT 0
+                     REGEX "binding \\(OS affinity mask per rank\\)\n  rank 0  host [^ ]+  cpus [0-9][-,0-9]*\n  rank 1  host [^ ]+  cpus [0-9]"
+                     ARGS --grid 8 8 8 --steps 1)
+miniapp_add_cli_test(NAME progress_lines EXIT 0
+                     REGEX "progress: step 3/12 \\(25.0%\\), [0-9.]+ [mun]*s/step, ETA"
+                     ARGS ${TINY} --progress 0.000001)
+# Quiet by default in a log: Open MPI gives ranks a pseudo-terminal for stdout even here.
+set_tests_properties(cli.result_not_validated PROPERTIES FAIL_REGULAR_EXPRESSION "progress:")
+set_tests_properties(cli.result_valid_verify PROPERTIES FIXTURES_SETUP report_valid)
+set_tests_properties(cli.result_invalid_digest PROPERTIES FIXTURES_SETUP report_invalid)
+if(MINIAPP_PYTHON_HAS_JSONSCHEMA)
+  add_test(NAME python.report_schema_valid
+           COMMAND ${MINIAPP_PYTHON} ${SCHEMA_CHECK} --expect-verdict VALID
+                   ${CMAKE_CURRENT_BINARY_DIR}/report_valid.json)
+  add_test(NAME python.report_schema_invalid
+           COMMAND ${MINIAPP_PYTHON} ${SCHEMA_CHECK} --expect-verdict INVALID
+                   ${CMAKE_CURRENT_BINARY_DIR}/report_invalid.json)
+  set_tests_properties(python.report_schema_valid PROPERTIES FIXTURES_REQUIRED report_valid
+                       LABELS "python")
+  set_tests_properties(python.report_schema_invalid PROPERTIES FIXTURES_REQUIRED report_invalid
+                       LABELS "python")
+else()
+  message(STATUS "python3-jsonschema not found: the report schema tests are skipped")
+endif()
+# The official inputs parse and run (shrunk), and SMALL reproduces its reference digest (README)
+# on a decomposition other than the one it was recorded on.
+foreach(size small medium large)
+  miniapp_add_cli_test(NAME input_${size} EXIT 0 REGEX "RESULT VALID"
+                       ARGS --config ${INPUTS}/${size}.toml --grid 16 16 16 --steps 3 --warmup 1)
+endforeach()
+miniapp_add_cli_test(NAME input_small_digest RANKS 4 TIMEOUT 300 EXIT 0
+                     REGEX "check verify  passed.*check digest  passed: digest bdfd3e0d7c53d2dc matches.*\nRESULT VALID"
+                     ARGS --config ${INPUTS}/small.toml --expect-digest bdfd3e0d7c53d2dc)

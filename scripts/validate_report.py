@@ -1,0 +1,52 @@
+#!/usr/bin/python3
+"""Check miniapp JSON reports against scripts/report.schema.json.
+
+    scripts/validate_report.py REPORT.json... [--schema FILE] [--expect-verdict VALID]
+
+Exits 0 when every report matches the schema (and, with --expect-verdict, has that verdict),
+1 otherwise, printing each problem with its JSON path. Needs python3-jsonschema.
+"""
+import argparse
+import json
+import pathlib
+import sys
+
+import jsonschema
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("reports", nargs="+", type=pathlib.Path)
+    ap.add_argument("--schema", type=pathlib.Path, default=HERE / "report.schema.json")
+    ap.add_argument("--expect-verdict", choices=["VALID", "INVALID", "NOT VALIDATED"])
+    args = ap.parse_args()
+
+    schema = json.loads(args.schema.read_text())
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)  # the schema itself must be a valid JSON Schema
+    validator = cls(schema)
+    bad = 0
+    for path in args.reports:
+        report = json.loads(path.read_text())
+        errors = sorted(validator.iter_errors(report), key=lambda e: list(e.path))
+        for e in errors:
+            print(f"{path}: /{'/'.join(map(str, e.path))}: {e.message}")
+        verdict = report.get("validation", {}).get("verdict")
+        if args.expect_verdict and verdict != args.expect_verdict:
+            print(f"{path}: verdict {verdict!r}, expected {args.expect_verdict!r}")
+            errors.append(None)
+        # The FOM's flag must agree with the verdict (a rule JSON Schema cannot state simply).
+        if report.get("figure_of_merit", {}).get("validated") != (verdict == "VALID"):
+            print(f"{path}: figure_of_merit.validated disagrees with verdict {verdict!r}")
+            errors.append(None)
+        bad += bool(errors)
+        if not errors:
+            print(f"{path}: valid against schema {report['schema_version']} "
+                  f"(verdict {verdict})")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
