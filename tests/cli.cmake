@@ -60,3 +60,8 @@ miniapp_add_cli_test(NAME bad_too_large EXIT 2 ONCE REGEX "needs about .* GB per
                      ARGS --grid 100000 100000 100000)
 miniapp_add_cli_test(NAME help EXIT 0 REGEX "--grid.*global cells" ARGS --help RANKS 1)
 miniapp_add_cli_test(NAME version EXIT 0 REGEX "miniapp ${PROJECT_VERSION}" ARGS --version RANKS 1)
+
+# bench alltoall (issue 4): a torus that does not factor the ranks.
+miniapp_add_cli_test(NAME bench_alltoall_bad_dims EXIT 2 ONCE
+                     REGEX "torus dims 3x3 multiply to 9 but the communicator has 2 ranks"
+                     ARGS bench alltoall --dims 3 3)
