@@ -107,6 +107,7 @@ int alltoall(int argc, char** argv, MPI_Comm comm) {
   std::vector<int> dims;
   std::vector<long> sizes{8, 64, 512, 4096, 32768, 65536, 262144, 1048576};
   int reps = 20, warmup = 3, pieces = 1;
+  long split_bytes = TorusAlltoall::kDefaultSplitBytes;
   bool pipelined = false;
   std::string csv, label = native_algorithm_label();
   CLI::App app{
@@ -123,6 +124,9 @@ int alltoall(int argc, char** argv, MPI_Comm comm) {
       ->check(CLI::Range(1, 1 << 20));
   app.add_flag("--pipelined", pipelined,
                "overlap the phases of successive pieces (nonblocking; min(C,d) temporaries)");
+  app.add_option("--split-bytes", split_bytes,
+                 "C=1: phases whose contiguous runs reach this many bytes run as contiguous "
+                 "sub-all-to-alls (0: never)");
   app.add_option("--csv", csv, "append one CSV line per size and variant to this file");
   app.add_option("--label", label,
                  "native-algorithm label for the CSV (default from the MCA "
@@ -209,7 +213,7 @@ int alltoall(int argc, char** argv, MPI_Comm comm) {
     mpi_check(MPI_Type_contiguous(int(bytes), MPI_BYTE, &block_type), "MPI_Type_contiguous");
     TypeHandle block_h(block_type);
     mpi_check(MPI_Type_commit(&block_type), "MPI_Type_commit");
-    TorusAlltoall plan(cart.get(), 1, block_type, pieces, pipelined);
+    TorusAlltoall plan(cart.get(), 1, block_type, pieces, pipelined, split_bytes);
     PackedTorusAlltoall pack(cart.get(), dims, block);
 
     auto run_native = [&] {

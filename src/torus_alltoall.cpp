@@ -38,7 +38,7 @@ struct TorusAlltoall::Slabs {
 };
 
 TorusAlltoall::TorusAlltoall(MPI_Comm cart, int count, MPI_Datatype type, int pieces,
-                             bool pipelined)
+                             bool pipelined, long split_bytes)
     : count_(count), pieces_(pieces), pipelined_(pipelined), type_(type) {
   if (cart == MPI_COMM_NULL)
     throw std::invalid_argument("torus_alltoall: the communicator is MPI_COMM_NULL");
@@ -98,6 +98,18 @@ TorusAlltoall::TorusAlltoall(MPI_Comm cart, int count, MPI_Datatype type, int pi
     // Allocated and touched once here: page faults on every call would cost more than the copy.
     temp_.assign(temp_slot_bytes_ * std::size_t(slots), std::byte{0});
   }
+  int type_size = 0;
+  mpi_check(MPI_Type_size(type, &type_size), "MPI_Type_size");
+  outer_.assign(dims_.size(), 1);
+  inner_.assign(dims_.size(), 1);
+  split_.assign(dims_.size(), 0);
+  for (int k = 0; k < ndims; ++k) {
+    for (int i = 0; i < k; ++i) outer_[std::size_t(k)] *= dims_[std::size_t(i)];
+    for (int i = k + 1; i < ndims; ++i) inner_[std::size_t(k)] *= dims_[std::size_t(i)];
+    const long run = long(inner_[std::size_t(k)]) * count * long(type_size);
+    split_[std::size_t(k)] =
+        pieces == 1 && outer_[std::size_t(k)] > 1 && split_bytes > 0 && run >= split_bytes;
+  }
   int pmax = *std::max_element(dims_.begin(), dims_.end());
   ones_.assign(std::size_t(pmax), 1);
   displs_.resize(std::size_t(pmax));
@@ -126,9 +138,7 @@ const TorusAlltoall::Slabs& TorusAlltoall::slabs(int m) {
     TypeHandle piece_h(piece);
     TypeHandle block = resized(piece, lb_, block_extent);
     for (int k = 0; k < d; ++k) {
-      int outer = 1, inner = 1;
-      for (int i = 0; i < k; ++i) outer *= dims_[std::size_t(i)];
-      for (int i = k + 1; i < d; ++i) inner *= dims_[std::size_t(i)];
+      const int outer = outer_[std::size_t(k)], inner = inner_[std::size_t(k)];
       MPI_Datatype vec = MPI_DATATYPE_NULL;
       mpi_check(MPI_Type_vector(outer, inner, dims_[std::size_t(k)] * inner, block.get(), &vec),
                 "MPI_Type_vector");
@@ -173,6 +183,25 @@ void TorusAlltoall::operator()(const void* sendbuf, void* recvbuf) {
     const Layout out_layout = writes_recv(k) ? Layout::Full : Layout::Temp;
     const MPI_Datatype st = slab(k, m, in_layout), rt = slab(k, m, out_layout);
     const MPI_Comm comm = comms_[std::size_t(k)];
+    if (split_[std::size_t(k)]) {  // C = 1: in and out both have the caller's layout
+      const int pk = dims_[std::size_t(k)], outer = outer_[std::size_t(k)];
+      const int run = count_ * inner_[std::size_t(k)];  // elements per destination
+      const std::size_t first = requests.size();
+      for (int o = 0; o < outer; ++o) {
+        const MPI_Aint at = MPI_Aint(o) * pk * run * extent_;
+        requests.push_back(MPI_REQUEST_NULL);
+        mpi_check(MPI_Ialltoall(static_cast<const char*>(in) + at, run, type_,
+                                static_cast<char*>(out) + at, run, type_, comm, &requests.back()),
+                  "MPI_Ialltoall");
+      }
+      if (!nonblocking) {
+        mpi_check(
+            MPI_Waitall(int(requests.size() - first), requests.data() + first, MPI_STATUSES_IGNORE),
+            "MPI_Waitall");
+        requests.resize(first);
+      }
+      return;
+    }
     if (!nonblocking) {
       if (st == rt)
         mpi_check(MPI_Alltoall(in, 1, st, out, 1, rt, comm), "MPI_Alltoall");

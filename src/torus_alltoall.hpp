@@ -36,6 +36,14 @@
 // c−1, …), which needs min(C, d) such temporaries. The plan's derived datatypes: 2·d per
 // distinct piece length (at most 4·d).
 //
+// Large blocks (C = 1). Slab t is `outer` contiguous runs of `inner` blocks. MPI libraries
+// move contiguous buffers by a single copy (Open MPI: CMA/XPMEM) but pack non-contiguous
+// ones through bounce buffers (two copies), so when a run is at least `split_bytes` long,
+// phase k is issued instead as `outer` all-to-alls on contiguous sub-arrays (run o holds
+// x_0…x_{k-1} = o): plain `count·inner` elements of the caller's type, started together as
+// nonblocking collectives. Same data, same volume, outer·(p_k−1) messages instead of p_k−1;
+// still no local copy.
+//
 // Open MPI 4.1.4's modified-Bruck alltoall (chosen by default for small blocks on ≥ 16 ranks)
 // corrupts data when the send and receive datatypes differ (fixed in 4.1.5, ompi PR #10488).
 // Every MPI_Alltoall issued here therefore gets the very same datatype on both sides. Phases
@@ -64,8 +72,10 @@ class TorusAlltoall {
   /// a communicator without Cartesian topology, count < 0, pieces < 1 or a type of extent <= 0,
   /// and std::overflow_error when the buffer extent or a slab's byte size overflows.
   /// Collective over cart on its first use of the communicator (the split), local otherwise.
-  TorusAlltoall(MPI_Comm cart, int count, MPI_Datatype type, int pieces = 1,
-                bool pipelined = false);
+  /// `split_bytes` <= 0 never splits a phase into contiguous runs (see the header comment).
+  TorusAlltoall(MPI_Comm cart, int count, MPI_Datatype type, int pieces = 1, bool pipelined = false,
+                long split_bytes = kDefaultSplitBytes);
+  static constexpr long kDefaultSplitBytes = 32768;
   ~TorusAlltoall();
   TorusAlltoall(const TorusAlltoall&) = delete;
   TorusAlltoall& operator=(const TorusAlltoall&) = delete;
@@ -99,6 +109,8 @@ class TorusAlltoall {
   std::vector<std::byte> temp_;
   std::size_t temp_slot_bytes_ = 0;
   std::vector<int> ones_, displs_;  // MPI_Alltoallv arguments: 1 element at slab t
+  std::vector<int> outer_, inner_;  // ∏_{i<k} p_i and ∏_{i>k} p_i
+  std::vector<char> split_;         // phase k runs as `outer` contiguous all-to-alls
 };
 
 /// MPI_Alltoall on a Cartesian communicator by the dimension-wise zero-copy algorithm, with

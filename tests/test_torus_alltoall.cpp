@@ -65,7 +65,12 @@ std::int64_t encode(int sender, int dest, int element, int slot) {
 
 /// One check: torus_alltoall (or the pipelined plan) vs MPI_Alltoall vs the closed form.
 /// Returns "" or a description of the first difference.
-std::string check(MPI_Comm cart, const ElementType& et, int count, int pieces, bool pipelined) {
+/// How the torus all-to-all is called: the free function (cached plan, default options), the
+/// pipelined plan, or a plan that splits every phase it can into contiguous sub-all-to-alls.
+enum class Mode { Free, Pipelined, Split };
+
+std::string check(MPI_Comm cart, const ElementType& et, int count, int pieces,
+                  Mode mode = Mode::Free) {
   int rank = 0, p = 1;
   MPI_Comm_rank(cart, &rank);
   MPI_Comm_size(cart, &p);
@@ -81,8 +86,10 @@ std::string check(MPI_Comm cart, const ElementType& et, int count, int pieces, b
         expected[i] = encode(j, rank, e, s);  // block j of recvbuf comes from rank j
       }
   MPI_Alltoall(send.data(), count, et.type.get(), ref.data(), count, et.type.get(), cart);
-  if (pipelined)
+  if (mode == Mode::Pipelined)
     cached_torus_alltoall(cart, count, et.type.get(), pieces, true)(send.data(), got.data());
+  else if (mode == Mode::Split)
+    TorusAlltoall(cart, count, et.type.get(), pieces, false, 1)(send.data(), got.data());
   else
     torus_alltoall(send.data(), count, et.type.get(), got.data(), count, et.type.get(), cart,
                    pieces);
@@ -114,7 +121,7 @@ void for_each_torus(const std::vector<std::vector<int>>& tori, F body) {
 }
 
 /// Every torus of `tori` (that fits) x both element types x counts 1, 3, 8, 1000 x C = 1, 2, 3,
-/// blocking; and pipelined for C = 3.
+/// blocking; pipelined for C = 3; split into contiguous sub-all-to-alls for C = 1.
 void sweep(const std::vector<std::vector<int>>& tori) {
   const auto types = element_types();
   int checked = 0;
@@ -122,11 +129,15 @@ void sweep(const std::vector<std::vector<int>>& tori) {
     for (const auto& et : types)
       for (int count : {1, 3, 8, 1000})
         for (int pieces : {1, 2, 3})
-          for (bool pipelined : {false, true}) {
-            if (pipelined && pieces != 3) continue;
-            const std::string err = check(cart, et, count, pieces, pipelined);
+          for (Mode mode : {Mode::Free, Mode::Pipelined, Mode::Split}) {
+            if ((mode == Mode::Pipelined && pieces != 3) || (mode == Mode::Split && pieces != 1))
+              continue;
+            const std::string err = check(cart, et, count, pieces, mode);
             ASSERT_EQ(err, "") << "torus " << shape(dims) << ", " << et.name << " x " << count
-                               << ", C=" << pieces << (pipelined ? ", pipelined" : "");
+                               << ", C=" << pieces
+                               << (mode == Mode::Pipelined ? ", pipelined"
+                                   : mode == Mode::Split   ? ", split"
+                                                           : "");
             ++checked;
           }
   });
@@ -159,7 +170,7 @@ TEST(TorusAlltoall, DefaultAlgorithmSelectionSixteenRanksTinyBlocks) {
                    for (const auto& et : types)
                      for (int count : {1, 3})
                        for (int pieces : {2, 3}) {
-                         const std::string err = check(cart, et, count, pieces, false);
+                         const std::string err = check(cart, et, count, pieces);
                          ASSERT_EQ(err, "") << "torus " << shape(dims) << ", " << et.name << " x "
                                             << count << ", C=" << pieces;
                        }
@@ -169,13 +180,13 @@ TEST(TorusAlltoall, DefaultAlgorithmSelectionSixteenRanksTinyBlocks) {
 TEST(TorusAlltoall, RepeatedCallsReuseCachedCommunicatorsAndPlans) {
   const auto types = element_types();
   for_each_torus({{2, 2}, {2, 2, 2}, {4, 4}}, [&](MPI_Comm cart, const std::vector<int>& dims) {
-    ASSERT_EQ(check(cart, types[1], 3, 2, false), "") << shape(dims);
+    ASSERT_EQ(check(cart, types[1], 3, 2), "") << shape(dims);
     const long comms = dimension_comms_created(), plans = torus_alltoall_plans_created();
-    for (int r = 0; r < 5; ++r) ASSERT_EQ(check(cart, types[1], 3, 2, false), "");
+    for (int r = 0; r < 5; ++r) ASSERT_EQ(check(cart, types[1], 3, 2), "");
     EXPECT_EQ(dimension_comms_created(), comms) << "new communicators on " << shape(dims);
     EXPECT_EQ(torus_alltoall_plans_created(), plans) << "new plans on " << shape(dims);
     // A new (count, type, C) builds one plan but splits nothing.
-    ASSERT_EQ(check(cart, types[0], 8, 3, false), "");
+    ASSERT_EQ(check(cart, types[0], 8, 3), "");
     EXPECT_EQ(dimension_comms_created(), comms);
     EXPECT_EQ(torus_alltoall_plans_created(), plans + 1);
   });
@@ -190,7 +201,7 @@ TEST(TorusAlltoall, DerivedTypeFreedAndRecreatedGetsANewPlan) {
     MPI_Type_vector(2, 1, stride, MPI_INT64_T, &t);
     MPI_Type_commit(&t);
     ElementType et{"vector", TypeHandle(t), stride + 1, {0, stride}};
-    ASSERT_EQ(check(cart.get(), et, 3, 1, false), "") << "stride " << stride;
+    ASSERT_EQ(check(cart.get(), et, 3, 1), "") << "stride " << stride;
   }
 }
 
