@@ -42,9 +42,10 @@ def main(argv):
         label += " pipelined" if pipelined == "1" else ""
         ax.plot([p[0] for p in pts], [p[1] for p in pts], "-" if variant == "torus" else "--",
                 marker="o", markersize=3, label=label)
+    xmin = min(p[0] for pts in series.values() for p in pts)
     for dims, b in sorted(bounds.items()):
         ax.axhline(b, linestyle=":", color="black", linewidth=1)
-        ax.text(ax.get_xlim()[0], b, f" volume bound {dims}: {b:.2f}", va="bottom", fontsize=8)
+        ax.text(xmin, b, f" volume bound {dims}: {b:.2f}", va="bottom", fontsize=8)
     ax.axhline(1.0, color="grey", linewidth=1)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
