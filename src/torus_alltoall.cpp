@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -108,7 +109,8 @@ TorusAlltoall::TorusAlltoall(MPI_Comm cart, int count, MPI_Datatype type, int pi
     for (int i = k + 1; i < ndims; ++i) inner_[std::size_t(k)] *= dims_[std::size_t(i)];
     const long run = long(inner_[std::size_t(k)]) * count * long(type_size);
     split_[std::size_t(k)] =
-        pieces == 1 && outer_[std::size_t(k)] > 1 && split_bytes > 0 && run >= split_bytes;
+        pieces == 1 && outer_[std::size_t(k)] > 1 && split_bytes > 0 && run >= split_bytes &&
+        long(count) * inner_[std::size_t(k)] <= std::numeric_limits<int>::max();
   }
   int pmax = *std::max_element(dims_.begin(), dims_.end());
   ones_.assign(std::size_t(pmax), 1);
@@ -181,7 +183,6 @@ void TorusAlltoall::operator()(const void* sendbuf, void* recvbuf) {
     void* out = writes_recv(k) ? static_cast<char*>(recvbuf) + offset : temp;
     const Layout in_layout = k == 0 || writes_recv(k - 1) ? Layout::Full : Layout::Temp;
     const Layout out_layout = writes_recv(k) ? Layout::Full : Layout::Temp;
-    const MPI_Datatype st = slab(k, m, in_layout), rt = slab(k, m, out_layout);
     const MPI_Comm comm = comms_[std::size_t(k)];
     if (split_[std::size_t(k)]) {  // C = 1: in and out both have the caller's layout
       const int pk = dims_[std::size_t(k)], outer = outer_[std::size_t(k)];
@@ -202,6 +203,7 @@ void TorusAlltoall::operator()(const void* sendbuf, void* recvbuf) {
       }
       return;
     }
+    const MPI_Datatype st = slab(k, m, in_layout), rt = slab(k, m, out_layout);
     if (!nonblocking) {
       if (st == rt)
         mpi_check(MPI_Alltoall(in, 1, st, out, 1, rt, comm), "MPI_Alltoall");

@@ -20,7 +20,9 @@
 // so element t of the phase's all-to-all starts at slab t on both sides: the datatypes do all
 // the reordering and no local copy loop exists (zero-copy). Rounds: Σ_k (p_k−1) instead of
 // p−1; volume: each phase moves (p_k−1)/p_k of the buffer, Σ_k (p_k−1)/p_k in all, instead of
-// (p−1)/p (the bandwidth floor of the method: 1.33× native on 2×2, 1.6× on 4×4).
+// (p−1)/p (the bandwidth floor of the method: 1.33× native on 2×2, 1.6× on 4×4). Within one
+// shared-memory node each phase also copies its own slab (x_k = own coordinate) locally, so
+// there every byte is copied d times where native copies it once.
 //
 // Buffers and memory. Phase outputs alternate so that the last phase writes recvbuf:
 //
@@ -70,7 +72,7 @@ class TorusAlltoall {
   /// Plan for `cart` (must have a Cartesian topology; its per-dimension sub-communicators are
   /// created once and cached on it, see cart_subcomms.hpp). Throws std::invalid_argument for
   /// a communicator without Cartesian topology, count < 0, pieces < 1 or a type of extent <= 0,
-  /// and std::overflow_error when the buffer extent or a slab's byte size overflows.
+  /// and std::overflow_error when a buffer's extent p·count·extent(type) overflows MPI_Aint.
   /// Collective over cart on its first use of the communicator (the split), local otherwise.
   /// `split_bytes` <= 0 never splits a phase into contiguous runs (see the header comment).
   TorusAlltoall(MPI_Comm cart, int count, MPI_Datatype type, int pieces = 1, bool pipelined = false,
