@@ -3,7 +3,7 @@
 # native Open MPI alltoall algorithm forced in turn, collecting one CSV, then plot the ratio
 # torus/native vs block size (scripts/plot_alltoall.py).
 #
-#   scripts/alltoall_sweep.sh [-n RANKS] [-o OUT.csv] [-- bench options...]
+#   scripts/alltoall_sweep.sh [-n RANKS] [-o OUT.csv (overwritten; plot: OUT.png)] [-- bench options...]
 #   e.g. scripts/alltoall_sweep.sh -n 16 -o a2a.csv -- --dims 4 4 --reps 10
 #
 # Environment: MINIAPP (default build/miniapp/miniapp), MPIEXEC (default mpiexec),
