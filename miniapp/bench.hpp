@@ -8,5 +8,7 @@
 namespace miniapp::bench {
 
 int stencil(int argc, char** argv, MPI_Comm comm);
+/// Native MPI_Alltoall vs the torus all-to-all (zero-copy and pack-based). Collective.
+int alltoall(int argc, char** argv, MPI_Comm comm);
 
 }  // namespace miniapp::bench

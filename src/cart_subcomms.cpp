@@ -54,4 +54,27 @@ const std::vector<MPI_Comm>& dimension_comms(MPI_Comm cart) {
 
 long dimension_comms_created() { return g_created; }
 
+CommHandle make_torus(MPI_Comm comm, const std::vector<int>& dims) {
+  int size = 0;
+  mpi_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  std::string shape;
+  long long product = 1;
+  bool positive = !dims.empty();
+  for (int p : dims) {
+    shape += (shape.empty() ? "" : "x") + std::to_string(p);
+    positive = positive && p > 0;
+    product *= p > 0 ? p : 1;
+  }
+  if (!positive)
+    throw std::invalid_argument("torus dims '" + shape + "': need at least one dimension, all > 0");
+  if (product != size)
+    throw std::invalid_argument("torus dims " + shape + " multiply to " + std::to_string(product) +
+                                " but the communicator has " + std::to_string(size) + " ranks");
+  const std::vector<int> periodic(dims.size(), 1);
+  MPI_Comm cart = MPI_COMM_NULL;
+  mpi_check(MPI_Cart_create(comm, int(dims.size()), dims.data(), periodic.data(), 0, &cart),
+            "MPI_Cart_create");
+  return CommHandle(cart);
+}
+
 }  // namespace miniapp

@@ -8,7 +8,15 @@
 
 #include <vector>
 
+#include "mpi_utils.hpp"
+
 namespace miniapp {
+
+/// A d-dimensional Cartesian torus (periodic in every dimension, ranks not reordered) over
+/// `comm` with rank grid `dims`. Throws std::invalid_argument naming the values when a
+/// dimension is not positive or the product of `dims` differs from the size of `comm`.
+/// Collective over comm.
+CommHandle make_torus(MPI_Comm comm, const std::vector<int>& dims);
 
 /// Sub-communicator k keeps dimension k of `cart` (ranks ordered by that coordinate), for
 /// k = 0 .. ndims-1. The first call on a communicator is collective (it splits); later calls

@@ -120,3 +120,7 @@ endforeach()
 miniapp_add_cli_test(NAME input_small_digest RANKS 4 TIMEOUT 300 EXIT 0
                      REGEX "check verify  passed.*check digest  passed: digest bdfd3e0d7c53d2dc matches.*\nRESULT VALID"
                      ARGS --config ${INPUTS}/small.toml --expect-digest bdfd3e0d7c53d2dc)
+# bench alltoall (issue 4): a torus that does not factor the ranks.
+miniapp_add_cli_test(NAME bench_alltoall_bad_dims EXIT 2 ONCE
+                     REGEX "torus dims 3x3 multiply to 9 but the communicator has 2 ranks"
+                     ARGS bench alltoall --dims 3 3)
