@@ -77,6 +77,17 @@ void Config::validate() const {
                           ", ay=" + str(a.ay) + ", az=" + str(a.az) +
                           "); reduce --dt or --kappa, or increase --spacing");
 
+  // Pencil transposes, 3D FFT and spectral diagnostics (issue 5)
+  require(spectral_every >= 0, "--spectral-every=" + str(spectral_every) + " must be >= 0");
+  if (spectral_check || spectral_every > 0) {
+    for (int d = 0; d < 3; ++d)
+      require(bc[d] == Boundary::Periodic,
+              std::string(spectral_check ? "--spectral-check" : "--spectral-every") +
+                  " needs periodic boundaries in every dimension; " + kAxis[d] + " is " +
+                  to_string(bc[d]));
+  }
+  if (spectral_every > 0) require(!spectrum_file.empty(), "--spectrum-file must not be empty");
+
   if (verify) {
     require(init == InitKind::Sine, "--verify needs --init sine (the exact discrete solution)");
     for (int d = 0; d < 3; ++d)
@@ -152,6 +163,20 @@ ParseOutcome parse_command_line(int argc, char** argv) {
   app.add_flag("--verify", c.verify,
                "compare the final field with the exact solution (--init sine, all periodic)");
   app.add_option("--report", c.report_path, "write the report as JSON to this file");
+
+  // Pencil transposes, 3D FFT and spectral diagnostics (issue 5)
+  const std::map<std::string, TransposeKind> transpose_names{{"zerocopy", TransposeKind::ZeroCopy},
+                                                             {"pack", TransposeKind::Pack}};
+  app.add_option("--transpose", c.transpose,
+                 "pencil transposes: zerocopy (MPI_Alltoallw, subarray types) | pack "
+                 "(pack + MPI_Alltoallv + unpack)")
+      ->transform(CLI::CheckedTransformer(transpose_names, CLI::ignore_case));
+  app.add_flag("--spectral-check", c.spectral_check,
+               "evolve the initial field exactly in Fourier space and compare with the final "
+               "field (all periodic); exit 1 on failure");
+  app.add_option("--spectral-every", c.spectral_every,
+                 "write the energy spectrum E(|k|) every N steps (0 = never; all periodic)");
+  app.add_option("--spectrum-file", c.spectrum_file, "CSV file of --spectral-every");
 
   ParseOutcome out;
   try {
