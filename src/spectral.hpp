@@ -37,6 +37,8 @@
 
 namespace miniapp {
 
+class Simulation;
+
 /// Off-centre weights w(o) of a symmetric explicit stencil, w[oz+1][oy+1][ox+1] (w[1][1][1]
 /// is unused: the centre weight is 1 - sum of the others).
 struct StencilWeights {
@@ -88,5 +90,10 @@ class SpectralDiagnostics {
   DistributedFft fft_;
   std::ofstream csv_;
 };
+
+/// Run sim for `steps` steps, recording the spectrum at step 0, every `every` steps and at
+/// the end (the spectra are computed between sim.run() calls, outside its timers). Collective.
+void run_recording_spectra(Simulation& sim, SpectralDiagnostics& spectral, std::int64_t steps,
+                           std::int64_t every);
 
 }  // namespace miniapp
