@@ -190,7 +190,7 @@ int fft(int argc, char** argv, MPI_Comm comm) {
     std::vector<double> steps;
     for (double s : t.steps) steps.push_back(reduce_stat(s / reps, comm).max);
     if (rank == 0) {
-      std::printf("  %-22s %9.3f ms per pair   (FFTW transforms %.3f ms", variants[i].name.c_str(),
+      std::printf("  %-22s %9.3f ms per pair   (mean: FFTW transforms %.3f ms", variants[i].name.c_str(),
                   median(variants[i].times) * 1e3, transforms * 1e3);
       for (std::size_t s = 0; s < steps.size(); ++s)
         std::printf(", step %zu along %c %.3f ms", s, "xyz"[layouts[s].next_dim], steps[s] * 1e3);
