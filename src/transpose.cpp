@@ -59,6 +59,23 @@ void copy_region(const Box& outer, const Box& region, Complex* array, Complex* b
       });
 }
 
+/// Copy `region` from the array of box `src_box` to the array of box `dst_box` (the part a rank
+/// keeps for itself in a transpose: a direct copy, no MPI, no staging). Does not fence.
+void copy_between(const Box& src_box, const Complex* src, const Box& dst_box, Complex* dst,
+                  const Box& region) {
+  if (region.empty()) return;
+  const int nx = region.extent(0), ny = region.extent(1);
+  const std::int64_t lines = std::int64_t(ny) * region.extent(2);
+  const Box sb = src_box, db = dst_box, r = region;
+  Kokkos::parallel_for("miniapp::transpose::self", Kokkos::RangePolicy<HostExec>(0, lines),
+                       [=](const std::int64_t line) {
+                         const int y = r.lo[1] + int(line % ny), z = r.lo[2] + int(line / ny);
+                         const Complex* a = src + offset_in(sb, r.lo[0], y, z);
+                         Complex* b = dst + offset_in(db, r.lo[0], y, z);
+                         for (int i = 0; i < nx; ++i) b[i] = a[i];
+                       });
+}
+
 }  // namespace
 
 const char* to_string(TransposeKind k) {
@@ -71,6 +88,8 @@ const char* to_string(TransposeKind k) {
 struct TransposePlan::Step {
   int dim = 0;
   MPI_Comm comm = MPI_COMM_NULL;  ///< cached by dimension_comms(); not owned
+  int self = 0;                   ///< my rank in comm: my part is copied locally, not sent
+  Box self_region;                ///< what I keep (in both layouts)
   Box src, dst;                   ///< my boxes in layouts s and s+1
   std::vector<Box> send_regions, recv_regions;  ///< per peer, global coordinates
   std::vector<TypeHandle> send_owned, recv_owned;
@@ -168,6 +187,14 @@ TransposePlan::TransposePlan(const Decomposition& decomp, TransposeKind kind) : 
                              std::to_string(send_off) + " of " + std::to_string(st->src.count()) +
                              " cells and receives " + std::to_string(recv_off) + " of " +
                              std::to_string(st->dst.count()));
+    // What stays on this rank is copied directly, not through MPI.
+    st->self = me[st->dim];
+    const std::size_t self = std::size_t(st->self);
+    st->self_region = st->send_regions[self];
+    if (st->self_region != st->recv_regions[self])
+      throw std::logic_error("transpose: the kept region differs between the two layouts");
+    st->send_counts[self] = st->recv_counts[self] = 0;
+    st->send_elems[self] = st->recv_elems[self] = 0;
     st->zero_displs.assign(std::size_t(p), 0);
     steps_.push_back(std::move(st));
   }
@@ -202,6 +229,8 @@ void TransposePlan::exchange(const Step& st, bool fwd, const Complex* from, Comp
   const Box& dst = fwd ? st.dst : st.src;
   const auto& sregions = fwd ? st.send_regions : st.recv_regions;
   const auto& rregions = fwd ? st.recv_regions : st.send_regions;
+  copy_between(src, from, dst, to, st.self_region);
+  HostExec().fence();
   if (kind_ == TransposeKind::ZeroCopy) {
     mpi_check(MPI_Alltoallw(from, fwd ? st.send_counts.data() : st.recv_counts.data(),
                             st.zero_displs.data(), fwd ? st.send_types.data() : st.recv_types.data(),
@@ -217,14 +246,15 @@ void TransposePlan::exchange(const Step& st, bool fwd, const Complex* from, Comp
   const auto& rdispls = fwd ? st.recv_displs : st.send_displs;
   Complex* sbuf = send_.data();
   Complex* rbuf = recv_.data();
+  const std::size_t self = std::size_t(st.self);
   for (std::size_t t = 0; t < sregions.size(); ++t)
-    copy_region<true>(src, sregions[t], const_cast<Complex*>(from), sbuf + sdispls[t]);
+    if (t != self) copy_region<true>(src, sregions[t], const_cast<Complex*>(from), sbuf + sdispls[t]);
   HostExec().fence();
   mpi_check(MPI_Alltoallv(sbuf, scounts.data(), sdispls.data(), MPI_C_DOUBLE_COMPLEX, rbuf,
                           rcounts.data(), rdispls.data(), MPI_C_DOUBLE_COMPLEX, st.comm),
             "MPI_Alltoallv (transpose)");
   for (std::size_t t = 0; t < rregions.size(); ++t)
-    copy_region<false>(dst, rregions[t], to, rbuf + rdispls[t]);
+    if (t != self) copy_region<false>(dst, rregions[t], to, rbuf + rdispls[t]);
   HostExec().fence();
 }
 

@@ -46,6 +46,9 @@
 // receive type is the subarray of my destination box covered by t's source box; uneven grids
 // just give differently sized subarrays. The inverse step swaps the two type lists. The pack
 // variant copies the same sub-boxes into a contiguous buffer, MPI_Alltoallv, and copies out.
+// In both, the part a rank keeps (its own peer slot, 1/p_d of the data) is one direct
+// box-to-box copy instead of a trip through MPI's self path (which, for derived types, packs
+// and unpacks through a temporary), and its slot in the all-to-all has count 0.
 #pragma once
 
 #include <mpi.h>
