@@ -51,10 +51,10 @@ class FftwMpi {
   FftwMpi(const Index3& g, MPI_Comm comm, bool transposed, unsigned flags) {
     const ptrdiff_t n0 = g[2], n1 = g[1], n2 = g[0];
     ptrdiff_t local_n0 = 0, start0 = 0, local_n1 = 0, start1 = 0;
-    const ptrdiff_t alloc =
-        transposed ? fftw_mpi_local_size_3d_transposed(n0, n1, n2, comm, &local_n0, &start0,
-                                                       &local_n1, &start1)
-                   : fftw_mpi_local_size_3d(n0, n1, n2, comm, &local_n0, &start0);
+    const ptrdiff_t alloc = transposed
+                                ? fftw_mpi_local_size_3d_transposed(n0, n1, n2, comm, &local_n0,
+                                                                    &start0, &local_n1, &start1)
+                                : fftw_mpi_local_size_3d(n0, n1, n2, comm, &local_n0, &start0);
     data_ = fftw_alloc_complex(std::size_t(std::max<ptrdiff_t>(alloc, 1)));
     std::fill_n(reinterpret_cast<double*>(data_), 2 * std::max<ptrdiff_t>(alloc, 1), 0.0);
     fwd_ = fftw_mpi_plan_dft_3d(n0, n1, n2, data_, data_, comm, FFTW_FORWARD,
@@ -94,11 +94,14 @@ int fft(int argc, char** argv, MPI_Comm comm) {
   int reps = 10, warmup = 2;
   std::string planner = "measure";
   bool peers = true;
-  CLI::App app{"Distributed c2c 3D FFT: time per forward+inverse pair and per transpose step, "
-               "zero-copy vs pack, and FFTW-MPI (slab) when built with it.",
-               "miniapp bench fft"};
+  CLI::App app{
+      "Distributed c2c 3D FFT: time per forward+inverse pair and per transpose step, "
+      "zero-copy vs pack, and FFTW-MPI (slab) when built with it.",
+      "miniapp bench fft"};
   app.option_defaults()->always_capture_default();
-  app.add_option("--grid", grid, "global cells NX NY NZ")->expected(3)->check(CLI::Range(1, 1 << 20));
+  app.add_option("--grid", grid, "global cells NX NY NZ")
+      ->expected(3)
+      ->check(CLI::Range(1, 1 << 20));
   app.add_option("--ranks", ranks, "rank grid PX PY PZ; 0 = choose as the diffusion run does")
       ->expected(3)
       ->check(CLI::Range(0, 1 << 20));
@@ -114,8 +117,10 @@ int fft(int argc, char** argv, MPI_Comm comm) {
     std::ostringstream os, es;
     const int rc = app.exit(e, os, es);
     if (rank == 0) {
-      if (rc == 0) std::cout << os.str();
-      else std::cerr << "miniapp: error: " << e.what() << "\n";
+      if (rc == 0)
+        std::cout << os.str();
+      else
+        std::cerr << "miniapp: error: " << e.what() << "\n";
     }
     return rc == 0 ? 0 : 2;
   }
@@ -138,11 +143,14 @@ int fft(int argc, char** argv, MPI_Comm comm) {
     DistributedFft* f = ours.back().get();
     const Box in = f->input_box();
     for (std::int64_t i = 0; i < in.count(); ++i)
-      f->input()[i] = Complex(unit_double(splitmix64(std::uint64_t(rank) << 40 | std::uint64_t(i))));
-    variants.push_back({std::string("miniapp ") + to_string(kind), [f] {
+      f->input()[i] =
+          Complex(unit_double(splitmix64(std::uint64_t(rank) << 40 | std::uint64_t(i))));
+    variants.push_back({std::string("miniapp ") + to_string(kind),
+                        [f] {
                           f->forward();
                           f->inverse();
-                        }, {}});
+                        },
+                        {}});
   }
 #ifdef MINIAPP_HAVE_FFTW_MPI
   std::vector<std::unique_ptr<FftwMpi>> fftw_mpi;
@@ -151,8 +159,8 @@ int fft(int argc, char** argv, MPI_Comm comm) {
     for (bool transposed : {false, true}) {
       fftw_mpi.push_back(std::make_unique<FftwMpi>(c.grid, comm, transposed, flags));
       FftwMpi* f = fftw_mpi.back().get();
-      variants.push_back({transposed ? "FFTW-MPI transposed" : "FFTW-MPI normal",
-                          [f] { f->pair(); }, {}});
+      variants.push_back(
+          {transposed ? "FFTW-MPI transposed" : "FFTW-MPI normal", [f] { f->pair(); }, {}});
     }
   }
 #else
@@ -172,10 +180,11 @@ int fft(int argc, char** argv, MPI_Comm comm) {
 
   const auto& layouts = ours[0]->transposes().layouts();
   if (rank == 0) {
-    std::printf("bench fft: %d rank(s) (%dx%dx%d) x %d thread(s), %dx%dx%d c2c in place, "
-                "FFTW_%s, %d reps (median of the slowest rank)\n",
-                nranks, dims[0], dims[1], dims[2], Kokkos::DefaultHostExecutionSpace().concurrency(),
-                c.grid[0], c.grid[1], c.grid[2], planner == "measure" ? "MEASURE" : "ESTIMATE", reps);
+    std::printf(
+        "bench fft: %d rank(s) (%dx%dx%d) x %d thread(s), %dx%dx%d c2c in place, "
+        "FFTW_%s, %d reps (median of the slowest rank)\n",
+        nranks, dims[0], dims[1], dims[2], Kokkos::DefaultHostExecutionSpace().concurrency(),
+        c.grid[0], c.grid[1], c.grid[2], planner == "measure" ? "MEASURE" : "ESTIMATE", reps);
     std::printf("  chain (rank 0):");
     for (std::size_t i = 0; i < layouts.size(); ++i) {
       std::printf(" %s", layouts[i].name.c_str());
@@ -190,8 +199,8 @@ int fft(int argc, char** argv, MPI_Comm comm) {
     std::vector<double> steps;
     for (double s : t.steps) steps.push_back(reduce_stat(s / reps, comm).max);
     if (rank == 0) {
-      std::printf("  %-22s %9.3f ms per pair   (mean: FFTW transforms %.3f ms", variants[i].name.c_str(),
-                  median(variants[i].times) * 1e3, transforms * 1e3);
+      std::printf("  %-22s %9.3f ms per pair   (mean: FFTW transforms %.3f ms",
+                  variants[i].name.c_str(), median(variants[i].times) * 1e3, transforms * 1e3);
       for (std::size_t s = 0; s < steps.size(); ++s)
         std::printf(", step %zu along %c %.3f ms", s, "xyz"[layouts[s].next_dim], steps[s] * 1e3);
       std::printf(")\n");
@@ -205,7 +214,8 @@ int fft(int argc, char** argv, MPI_Comm comm) {
     std::printf("  ratio zerocopy/pack                %.3f\n", zc / pk);
     if (variants.size() > 2) {
       double best = median(variants[2].times);
-      for (std::size_t i = 3; i < variants.size(); ++i) best = std::min(best, median(variants[i].times));
+      for (std::size_t i = 3; i < variants.size(); ++i)
+        best = std::min(best, median(variants[i].times));
       std::printf("  ratio zerocopy/best FFTW-MPI       %.3f\n", zc / best);
       std::printf("  ratio pack/best FFTW-MPI           %.3f\n", pk / best);
     }

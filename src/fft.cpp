@@ -28,8 +28,10 @@ fftw_plan plan_layout(const Box& b, std::vector<int> dims, Complex* data, int si
   int nt = 0, nb = 0;
   for (int d = 2; d >= 0; --d) {
     const fftw_iodim io{b.extent(d), int(stride[d]), int(stride[d])};
-    if (std::find(dims.begin(), dims.end(), d) != dims.end()) transform[nt++] = io;
-    else if (b.extent(d) > 1) batch[nb++] = io;
+    if (std::find(dims.begin(), dims.end(), d) != dims.end())
+      transform[nt++] = io;
+    else if (b.extent(d) > 1)
+      batch[nb++] = io;
   }
   auto* p = reinterpret_cast<fftw_complex*>(data);
   fftw_plan plan = fftw_plan_guru_dft(nt, transform, nb, batch, p, p, sign, flags);
@@ -38,8 +40,7 @@ fftw_plan plan_layout(const Box& b, std::vector<int> dims, Complex* data, int si
 }
 
 void fill(const ComplexBuffer& buf, Complex value) {
-  Kokkos::parallel_for("miniapp::fft::first_touch",
-                       Kokkos::RangePolicy<HostExec>(0, buf.extent(0)),
+  Kokkos::parallel_for("miniapp::fft::first_touch", Kokkos::RangePolicy<HostExec>(0, buf.extent(0)),
                        [=](std::size_t i) { buf(i) = value; });
   HostExec().fence();
 }

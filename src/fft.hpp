@@ -33,8 +33,8 @@ enum class FftPlanning { Estimate, Measure };
 
 /// Seconds spent per phase (summed over forward and inverse calls) on this rank.
 struct FftTimes {
-  double transforms = 0;          ///< FFTW executions and the 1/N scaling
-  std::vector<double> steps;      ///< per transpose step (both directions)
+  double transforms = 0;      ///< FFTW executions and the 1/N scaling
+  std::vector<double> steps;  ///< per transpose step (both directions)
 };
 
 class DistributedFft {

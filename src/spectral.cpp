@@ -66,8 +66,8 @@ void load_field(const Field& u, DistributedFft& fft) {
 }
 
 SpectralCheckResult spectral_check(const Field& u, const InitialCondition& ic,
-                                   const StencilWeights& w, std::int64_t steps,
-                                   DistributedFft& fft, MPI_Comm comm) {
+                                   const StencilWeights& w, std::int64_t steps, DistributedFft& fft,
+                                   MPI_Comm comm) {
   // u_0 into the FFT's input layout (the owned box, x fastest).
   const Box in = fft.input_box();
   Complex* x = fft.input();
@@ -153,8 +153,7 @@ std::vector<double> energy_spectrum(const Field& u, DistributedFft& fft, MPI_Com
 }
 
 SpectralDiagnostics::SpectralDiagnostics(const Decomposition& decomp, const Config& config)
-    : decomp_(decomp), config_(config),
-      fft_(decomp, config.transpose, FftPlanning::Estimate) {
+    : decomp_(decomp), config_(config), fft_(decomp, config.transpose, FftPlanning::Estimate) {
   if (config.spectral_every <= 0) return;
   int ok = 1;
   if (decomp.rank() == 0) {

@@ -51,9 +51,9 @@ struct StencilWeights {
 double amplification(const StencilWeights& w, const Index3& k, const Index3& n);
 
 struct SpectralCheckResult {
-  double max_error = 0;   ///< max over cells of |u - u_exact|
-  double l2_error = 0;    ///< sqrt(sum over cells of (u - u_exact)^2 / N) (root mean square)
-  double max_imag = 0;    ///< max |Im u_exact| (round-off: u_0 is real)
+  double max_error = 0;  ///< max over cells of |u - u_exact|
+  double l2_error = 0;   ///< sqrt(sum over cells of (u - u_exact)^2 / N) (root mean square)
+  double max_imag = 0;   ///< max |Im u_exact| (round-off: u_0 is real)
   double tolerance = 0;
   bool passed = false;
 };
@@ -65,8 +65,8 @@ void load_field(const Field& u, DistributedFft& fft);
 /// Compare u, the result of `steps` steps of stencil w from the initial field ic, with the exact
 /// spectral evolution. Collective over comm (the FFT's decomposition communicator).
 SpectralCheckResult spectral_check(const Field& u, const InitialCondition& ic,
-                                   const StencilWeights& w, std::int64_t steps,
-                                   DistributedFft& fft, MPI_Comm comm);
+                                   const StencilWeights& w, std::int64_t steps, DistributedFft& fft,
+                                   MPI_Comm comm);
 
 /// E(s) for the integer shells s = 0 .. smax of the field u (see the header). The result is
 /// complete on every rank. Collective over comm.

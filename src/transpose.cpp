@@ -46,17 +46,18 @@ void copy_region(const Box& outer, const Box& region, Complex* array, Complex* b
   const int nx = region.extent(0), ny = region.extent(1);
   const std::int64_t lines = std::int64_t(ny) * region.extent(2);
   const Box o = outer, r = region;
-  Kokkos::parallel_for(
-      kPack ? "miniapp::transpose::pack" : "miniapp::transpose::unpack",
-      Kokkos::RangePolicy<HostExec>(0, lines), [=](const std::int64_t line) {
-        const int y = r.lo[1] + int(line % ny), z = r.lo[2] + int(line / ny);
-        Complex* a = array + offset_in(o, r.lo[0], y, z);
-        Complex* b = buf + line * nx;
-        for (int i = 0; i < nx; ++i) {
-          if (kPack) b[i] = a[i];
-          else a[i] = b[i];
-        }
-      });
+  Kokkos::parallel_for(kPack ? "miniapp::transpose::pack" : "miniapp::transpose::unpack",
+                       Kokkos::RangePolicy<HostExec>(0, lines), [=](const std::int64_t line) {
+                         const int y = r.lo[1] + int(line % ny), z = r.lo[2] + int(line / ny);
+                         Complex* a = array + offset_in(o, r.lo[0], y, z);
+                         Complex* b = buf + line * nx;
+                         for (int i = 0; i < nx; ++i) {
+                           if (kPack)
+                             b[i] = a[i];
+                           else
+                             a[i] = b[i];
+                         }
+                       });
 }
 
 /// Copy `region` from the array of box `src_box` to the array of box `dst_box` (the part a rank
@@ -94,7 +95,7 @@ struct TransposePlan::Step {
   std::vector<Box> send_regions, recv_regions;  ///< per peer, global coordinates
   std::vector<TypeHandle> send_owned, recv_owned;
   std::vector<MPI_Datatype> send_types, recv_types;  ///< MPI_C_DOUBLE_COMPLEX when empty
-  std::vector<int> send_counts, recv_counts;        ///< 1 or 0 (zero-copy)
+  std::vector<int> send_counts, recv_counts;         ///< 1 or 0 (zero-copy)
   std::vector<int> send_elems, recv_elems, send_displs, recv_displs;  ///< pack variant
   std::vector<int> zero_displs;
 };
@@ -201,10 +202,12 @@ TransposePlan::TransposePlan(const Decomposition& decomp, TransposeKind kind) : 
 
   if (kind_ == TransposeKind::Pack && steps() > 0) {
     // Allocated once; first touched with the pack kernels' thread mapping.
-    send_ = ComplexBuffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "miniapp::transpose::send"),
-                          std::size_t(max_count_));
-    recv_ = ComplexBuffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "miniapp::transpose::recv"),
-                          std::size_t(max_count_));
+    send_ =
+        ComplexBuffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "miniapp::transpose::send"),
+                      std::size_t(max_count_));
+    recv_ =
+        ComplexBuffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "miniapp::transpose::recv"),
+                      std::size_t(max_count_));
     Kokkos::deep_copy(HostExec(), send_, Complex(0.0));
     Kokkos::deep_copy(HostExec(), recv_, Complex(0.0));
     HostExec().fence();
@@ -232,12 +235,12 @@ void TransposePlan::exchange(const Step& st, bool fwd, const Complex* from, Comp
   copy_between(src, from, dst, to, st.self_region);
   HostExec().fence();
   if (kind_ == TransposeKind::ZeroCopy) {
-    mpi_check(MPI_Alltoallw(from, fwd ? st.send_counts.data() : st.recv_counts.data(),
-                            st.zero_displs.data(), fwd ? st.send_types.data() : st.recv_types.data(),
-                            to, fwd ? st.recv_counts.data() : st.send_counts.data(),
-                            st.zero_displs.data(), fwd ? st.recv_types.data() : st.send_types.data(),
-                            st.comm),
-              "MPI_Alltoallw (transpose)");
+    mpi_check(
+        MPI_Alltoallw(from, fwd ? st.send_counts.data() : st.recv_counts.data(),
+                      st.zero_displs.data(), fwd ? st.send_types.data() : st.recv_types.data(), to,
+                      fwd ? st.recv_counts.data() : st.send_counts.data(), st.zero_displs.data(),
+                      fwd ? st.recv_types.data() : st.send_types.data(), st.comm),
+        "MPI_Alltoallw (transpose)");
     return;
   }
   const auto& scounts = fwd ? st.send_elems : st.recv_elems;
@@ -248,7 +251,8 @@ void TransposePlan::exchange(const Step& st, bool fwd, const Complex* from, Comp
   Complex* rbuf = recv_.data();
   const std::size_t self = std::size_t(st.self);
   for (std::size_t t = 0; t < sregions.size(); ++t)
-    if (t != self) copy_region<true>(src, sregions[t], const_cast<Complex*>(from), sbuf + sdispls[t]);
+    if (t != self)
+      copy_region<true>(src, sregions[t], const_cast<Complex*>(from), sbuf + sdispls[t]);
   HostExec().fence();
   mpi_check(MPI_Alltoallv(sbuf, scounts.data(), sdispls.data(), MPI_C_DOUBLE_COMPLEX, rbuf,
                           rcounts.data(), rdispls.data(), MPI_C_DOUBLE_COMPLEX, st.comm),

@@ -75,10 +75,10 @@ using ComplexBuffer = Kokkos::View<Complex*, Kokkos::HostSpace>;
 /// One layout of the chain: this rank's box and the dimensions it spans fully and that the
 /// FFT transforms while the data sits in this layout.
 struct PencilLayout {
-  std::string name;            ///< "blocks", "x-pencils", "blocks (= z-pencils)", ...
-  Box box;                     ///< this rank's global box in this layout
-  std::vector<int> fft_dims;   ///< dimensions transformed in this layout
-  int next_dim = -1;           ///< torus dimension of the step to the next layout (-1: last)
+  std::string name;           ///< "blocks", "x-pencils", "blocks (= z-pencils)", ...
+  Box box;                    ///< this rank's global box in this layout
+  std::vector<int> fft_dims;  ///< dimensions transformed in this layout
+  int next_dim = -1;          ///< torus dimension of the step to the next layout (-1: last)
 };
 
 /// The chain of layouts blocks -> ... -> last pencil for a decomposition, and the transposes

@@ -137,8 +137,8 @@ TEST(Transpose, EveryStepAndRoundTripExact) {
         const std::vector<Complex> original = bufs[0];
         for (int s = 0; s < plan.steps(); ++s) {
           plan.forward(s, bufs[std::size_t(s)].data(), bufs[std::size_t(s) + 1].data());
-          EXPECT_EQ(index_mismatches(bufs[std::size_t(s) + 1].data(), ls[std::size_t(s) + 1].box, n),
-                    0)
+          EXPECT_EQ(
+              index_mismatches(bufs[std::size_t(s) + 1].data(), ls[std::size_t(s) + 1].box, n), 0)
               << "forward step " << s << " to " << ls[std::size_t(s) + 1].name;
         }
         for (int s = plan.steps() - 1; s >= 0; --s) {
@@ -220,8 +220,8 @@ TEST(Fft, ForwardInverseRoundTrip) {
         for (int z = in.lo[2]; z < in.hi[2]; ++z)
           for (int y = in.lo[1]; y < in.hi[1]; ++y)
             for (int x = in.lo[0]; x < in.hi[0]; ++x)
-              err = std::max(err, Kokkos::abs(fft.input()[offset_in(in, x, y, z)] -
-                                              test_input(n, x, y, z)));
+              err = std::max(
+                  err, Kokkos::abs(fft.input()[offset_in(in, x, y, z)] - test_input(n, x, y, z)));
         EXPECT_LE(err, 1e-12);
       });
 }
