@@ -38,37 +38,17 @@ int checked_int(std::int64_t n, const char* what) {
   return int(n);
 }
 
-/// Copy `region` of the array of box `outer` to/from the contiguous buffer `buf` (x fastest).
-/// Launches a kernel over the region's x lines; does not fence.
-template <bool kPack>
-void copy_region(const Box& outer, const Box& region, Complex* array, Complex* buf) {
-  if (region.empty()) return;
-  const int nx = region.extent(0), ny = region.extent(1);
-  const std::int64_t lines = std::int64_t(ny) * region.extent(2);
-  const Box o = outer, r = region;
-  Kokkos::parallel_for(kPack ? "miniapp::transpose::pack" : "miniapp::transpose::unpack",
-                       Kokkos::RangePolicy<HostExec>(0, lines), [=](const std::int64_t line) {
-                         const int y = r.lo[1] + int(line % ny), z = r.lo[2] + int(line / ny);
-                         Complex* a = array + offset_in(o, r.lo[0], y, z);
-                         Complex* b = buf + line * nx;
-                         for (int i = 0; i < nx; ++i) {
-                           if (kPack)
-                             b[i] = a[i];
-                           else
-                             a[i] = b[i];
-                         }
-                       });
-}
-
-/// Copy `region` from the array of box `src_box` to the array of box `dst_box` (the part a rank
-/// keeps for itself in a transpose: a direct copy, no MPI, no staging). Does not fence.
+/// Copy `region` from the array of box `src_box` to the array of box `dst_box` (x fastest), one
+/// x-line per iteration. With dst_box = region it packs into a contiguous buffer, with
+/// src_box = region it unpacks, and between two layouts it moves the part a rank keeps. Does
+/// not fence.
 void copy_between(const Box& src_box, const Complex* src, const Box& dst_box, Complex* dst,
                   const Box& region) {
   if (region.empty()) return;
   const int nx = region.extent(0), ny = region.extent(1);
   const std::int64_t lines = std::int64_t(ny) * region.extent(2);
   const Box sb = src_box, db = dst_box, r = region;
-  Kokkos::parallel_for("miniapp::transpose::self", Kokkos::RangePolicy<HostExec>(0, lines),
+  Kokkos::parallel_for("miniapp::transpose::copy", Kokkos::RangePolicy<HostExec>(0, lines),
                        [=](const std::int64_t line) {
                          const int y = r.lo[1] + int(line % ny), z = r.lo[2] + int(line / ny);
                          const Complex* a = src + offset_in(sb, r.lo[0], y, z);
@@ -251,14 +231,13 @@ void TransposePlan::exchange(const Step& st, bool fwd, const Complex* from, Comp
   Complex* rbuf = recv_.data();
   const std::size_t self = std::size_t(st.self);
   for (std::size_t t = 0; t < sregions.size(); ++t)
-    if (t != self)
-      copy_region<true>(src, sregions[t], const_cast<Complex*>(from), sbuf + sdispls[t]);
+    if (t != self) copy_between(src, from, sregions[t], sbuf + sdispls[t], sregions[t]);
   HostExec().fence();
   mpi_check(MPI_Alltoallv(sbuf, scounts.data(), sdispls.data(), MPI_C_DOUBLE_COMPLEX, rbuf,
                           rcounts.data(), rdispls.data(), MPI_C_DOUBLE_COMPLEX, st.comm),
             "MPI_Alltoallv (transpose)");
   for (std::size_t t = 0; t < rregions.size(); ++t)
-    if (t != self) copy_region<false>(dst, rregions[t], to, rbuf + rdispls[t]);
+    if (t != self) copy_between(rregions[t], rbuf + rdispls[t], dst, to, rregions[t]);
   HostExec().fence();
 }
 
