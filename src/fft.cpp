@@ -39,6 +39,15 @@ fftw_plan plan_layout(const Box& b, std::vector<int> dims, Complex* data, int si
   return plan;
 }
 
+/// Let FFTW plan with as many threads as the host execution space has (fftw3_omp, when found).
+void use_host_threads() {
+#ifdef MINIAPP_HAVE_FFTW_OMP
+  static const bool initialised = fftw_init_threads() != 0;
+  if (!initialised) throw std::runtime_error("fft: fftw_init_threads failed");
+  fftw_plan_with_nthreads(HostExec().concurrency());
+#endif
+}
+
 void fill(const ComplexBuffer& buf, Complex value) {
   Kokkos::parallel_for("miniapp::fft::first_touch", Kokkos::RangePolicy<HostExec>(0, buf.extent(0)),
                        [=](std::size_t i) { buf(i) = value; });
@@ -58,6 +67,7 @@ DistributedFft::DistributedFft(const Decomposition& decomp, TransposeKind kind,
     fill(buf_[i], Complex(0.0));
   }
   const unsigned flags = planning == FftPlanning::Measure ? FFTW_MEASURE : FFTW_ESTIMATE;
+  use_host_threads();
   for (std::size_t i = 0; i < plan_.layouts().size(); ++i) {
     const PencilLayout& l = plan_.layouts()[i];
     Complex* data = buf_[i % 2].data();

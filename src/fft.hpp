@@ -17,7 +17,8 @@
 // place). FFTW_MEASURE by default (planning takes a moment: it times candidate algorithms
 // and overwrites the buffers, which is why it runs before any data are there), FFTW_ESTIMATE
 // on request. The buffers are allocated once and first-touched by the host threads; FFTW
-// itself runs on the calling thread (one thread per rank).
+// plans with as many OpenMP threads as the host execution space has, when libfftw3_omp was
+// found (otherwise on the calling thread alone).
 #pragma once
 
 #include <fftw3.h>
