@@ -10,11 +10,11 @@
 #include <Kokkos_Core.hpp>
 #include <cstdio>
 #include <cstring>
-#include <memory>
 #include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "bench.hpp"
