@@ -10,5 +10,7 @@ namespace miniapp::bench {
 int stencil(int argc, char** argv, MPI_Comm comm);
 /// Native MPI_Alltoall vs the torus all-to-all (zero-copy and pack-based). Collective.
 int alltoall(int argc, char** argv, MPI_Comm comm);
+/// Distributed 3D FFT and pencil transposes, zero-copy vs pack vs FFTW-MPI (issue 5).
+int fft(int argc, char** argv, MPI_Comm comm);
 
 }  // namespace miniapp::bench

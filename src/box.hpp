@@ -67,4 +67,29 @@ constexpr std::array<int, 2> block_range(int n, int p, int r) {
   return {first, first + base + (r < rem ? 1 : 0)};
 }
 
+/// Box b with its range along d replaced by part r of p of that range (block_range inside
+/// [b.lo[d], b.hi[d])). Splitting a block this way is how a rank hands the share of a dimension
+/// it gives away in a pencil transpose to one of p peers.
+constexpr Box split_along(const Box& b, int d, int p, int r) {
+  const auto part = block_range(b.extent(d), p, r);
+  Box s = b;
+  s.lo[d] = b.lo[d] + part[0];
+  s.hi[d] = b.lo[d] + part[1];
+  return s;
+}
+
+/// Box b with its range along d replaced by the full range [0, n): the pencil along d.
+constexpr Box full_along(const Box& b, int d, int n) {
+  Box s = b;
+  s.lo[d] = 0;
+  s.hi[d] = n;
+  return s;
+}
+
+/// Offset of global cell (x, y, z) in the contiguous array of box b, x fastest.
+constexpr std::int64_t offset_in(const Box& b, int x, int y, int z) {
+  return (x - b.lo[0]) +
+         std::int64_t(b.extent(0)) * ((y - b.lo[1]) + std::int64_t(b.extent(1)) * (z - b.lo[2]));
+}
+
 }  // namespace miniapp

@@ -141,6 +141,16 @@ void Config::validate() const {
           "--expect-digest=" + expect_digest + " must be 16 hex digits (as printed after 'digest')");
   require(std::isfinite(progress) && (progress >= 0 || progress == -1),
           "--progress=" + str(progress) + " must be >= 0 seconds (0 = off) or -1 (auto)");
+  // Pencil transposes, 3D FFT and spectral diagnostics (issue 5)
+  require(spectral_every >= 0, "--spectral-every=" + str(spectral_every) + " must be >= 0");
+  if (spectral_check || spectral_every > 0) {
+    for (int d = 0; d < 3; ++d)
+      require(bc[d] == Boundary::Periodic,
+              std::string(spectral_check ? "--spectral-check" : "--spectral-every") +
+                  " needs periodic boundaries in every dimension; " + kAxis[d] + " is " +
+                  to_string(bc[d]));
+  }
+  if (spectral_every > 0) require(!spectrum_file.empty(), "--spectrum-file must not be empty");
 
   if (verify) {
     require(init == InitKind::Sine, "--verify needs --init sine (the exact discrete solution)");
@@ -227,6 +237,19 @@ ParseOutcome parse_command_line(int argc, char** argv) {
                  "seconds between progress lines on rank 0; 0 = off; -1 = every 10 s in an "
                  "interactive terminal, off otherwise [s]");
   app.add_option("--label", c.label, "free text recorded in the report (e.g. weak, strong)");
+  // Pencil transposes, 3D FFT and spectral diagnostics (issue 5)
+  const std::map<std::string, TransposeKind> transpose_names{{"zerocopy", TransposeKind::ZeroCopy},
+                                                             {"pack", TransposeKind::Pack}};
+  app.add_option("--transpose", c.transpose,
+                 "pencil transposes: zerocopy (MPI_Alltoallw, subarray types) | pack "
+                 "(pack + MPI_Alltoallv + unpack)")
+      ->transform(CLI::CheckedTransformer(transpose_names, CLI::ignore_case));
+  app.add_flag("--spectral-check", c.spectral_check,
+               "evolve the initial field exactly in Fourier space and compare with the final "
+               "field (all periodic); exit 1 on failure");
+  app.add_option("--spectral-every", c.spectral_every,
+                 "write the energy spectrum E(|k|) every N steps (0 = never; all periodic)");
+  app.add_option("--spectrum-file", c.spectrum_file, "CSV file of --spectral-every");
 
   ParseOutcome out;
   try {

@@ -24,6 +24,9 @@ class ConfigError : public std::runtime_error {
 enum class Boundary { Periodic, Dirichlet, Neumann };
 enum class InitKind { Random, Sine, Gaussian };
 
+/// How a pencil transpose moves data: MPI_Alltoallw with subarray types, or pack + Alltoallv.
+enum class TransposeKind { ZeroCopy, Pack };
+
 const char* to_string(Boundary b);
 const char* to_string(InitKind k);
 
@@ -54,6 +57,11 @@ struct Config {
   double progress = -1;                  ///< seconds between progress lines (0 off, <0 auto)
   std::string label;                     ///< free text recorded in the report
   std::string command_line;              ///< the arguments as given, for the record
+  // Pencil transposes, 3D FFT and spectral diagnostics (issue 5)
+  TransposeKind transpose = TransposeKind::ZeroCopy;  ///< --transpose zerocopy|pack
+  bool spectral_check = false;           ///< compare with the exact spectral evolution
+  std::int64_t spectral_every = 0;       ///< energy spectrum every N steps (0 = never)
+  std::string spectrum_file = "spectrum.csv";  ///< CSV of E(|k|) per recorded step
 
   /// a_d = kappa_d * dt / dx_d^2.
   Coefficients coefficients() const;

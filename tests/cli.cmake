@@ -124,3 +124,41 @@ miniapp_add_cli_test(NAME input_small_digest RANKS 4 TIMEOUT 300 EXIT 0
 miniapp_add_cli_test(NAME bench_alltoall_bad_dims EXIT 2 ONCE
                      REGEX "torus dims 3x3 multiply to 9 but the communicator has 2 ranks"
                      ARGS bench alltoall --dims 3 3)
+# Pencil transposes, 3D FFT and spectral diagnostics (issue 5): the spectral check passes for a
+# random initial field at 1, 2, 4, 8 ranks (and with the pack variant and an all-split rank
+# grid); bad spectral input exits 2; the spectrum CSV feeds the plotting script.
+foreach(np 1 2 4 8)
+  miniapp_add_cli_test(NAME spectral_check_np${np} RANKS ${np} EXIT 0 REGEX "SPECTRAL CHECK PASSED"
+                       ARGS --grid 12 10 9 --steps 20 --init random --spectral-check)
+endforeach()
+miniapp_add_cli_test(NAME spectral_check_pack RANKS 4 EXIT 0 REGEX "SPECTRAL CHECK PASSED"
+                     ARGS --grid 12 10 9 --steps 20 --init gaussian --spectral-check --transpose pack)
+miniapp_add_cli_test(NAME spectral_check_2x2x2 RANKS 8 EXIT 0 REGEX "SPECTRAL CHECK PASSED"
+                     ARGS --grid 11 10 9 --ranks 2 2 2 --steps 20 --spectral-check --seed 7)
+miniapp_add_cli_test(NAME spectral_input RANKS 2 EXIT 0 REGEX "SPECTRAL CHECK PASSED"
+                     ARGS --config ${INPUTS}/spectral.toml --grid 16 12 10 --steps 20
+                          --spectrum-file spectral_input.csv)
+miniapp_add_cli_test(NAME bad_spectral_bc EXIT 2 ONCE
+                     REGEX "--spectral-check needs periodic boundaries in every dimension; y is dirichlet"
+                     ARGS --spectral-check --bc periodic dirichlet periodic)
+miniapp_add_cli_test(NAME bad_transpose_name EXIT 2 ONCE REGEX "--transpose.*packed"
+                     ARGS --transpose packed)
+miniapp_add_cli_test(NAME bad_spectrum_file EXIT 2 ONCE REGEX "--spectrum-file: cannot write"
+                     ARGS --grid 8 8 8 --steps 1 --spectral-every 1
+                          --spectrum-file /nonexistent-dir/s.csv)
+if(MINIAPP_PYTHON AND MINIAPP_PYTHON_HAS_MATPLOTLIB)
+  list(JOIN MINIAPP_MPIEXEC_FLAGS " " mpiexec_flags)
+  add_test(NAME scripts.plot_spectrum
+           COMMAND bash -c "${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${mpiexec_flags} \
+$<TARGET_FILE:miniapp> --grid 12 10 9 --steps 20 --spectral-every 5 --spectrum-file plot_spectrum.csv \
+&& ${MINIAPP_PYTHON} ${PROJECT_SOURCE_DIR}/scripts/plot_spectrum.py plot_spectrum.csv -o plot_spectrum.png \
+&& test -s plot_spectrum.png"
+           WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(scripts.plot_spectrum PROPERTIES LABELS "scripts;python" PROCESSORS 2
+                       TIMEOUT 120 ENVIRONMENT "${MINIAPP_TEST_ENV}" PASS_REGULAR_EXPRESSION "wrote plot_spectrum.png \\(5 spectra\\)")
+endif()
+miniapp_add_cli_test(NAME bench_fft_smoke RANKS 4 EXIT 0 LABELS bench
+                     REGEX "ratio zerocopy/pack"
+                     ARGS bench fft --grid 12 10 9 --reps 1 --warmup 0 --planner estimate)
+miniapp_add_cli_test(NAME bad_bench_fft_planner RANKS 1 EXIT 2 REGEX "--planner"
+                     ARGS bench fft --planner patient)

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Plot the energy spectrum E(|k|) over time from miniapp's --spectrum-file CSV.
+
+    miniapp --grid 64 64 64 --steps 200 --spectral-every 20 --spectrum-file spectrum.csv
+    scripts/plot_spectrum.py spectrum.csv -o spectrum.png
+
+The CSV has rows `step,time,k,E` (integer wavenumber shells k). One line per recorded step,
+coloured from early (dark) to late (light), on log-log axes; shells with E = 0 are left out.
+Diffusion damps mode k by g(k)^steps, so the high-k end falls first and fastest.
+"""
+import argparse
+import csv
+import sys
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def read_spectra(path):
+    """{(step, time): ([k...], [E...])} in file order."""
+    spectra = defaultdict(lambda: ([], []))
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        missing = {"step", "time", "k", "E"} - set(reader.fieldnames or [])
+        if missing:
+            sys.exit(f"plot_spectrum.py: {path}: missing columns {sorted(missing)}")
+        for row in reader:
+            key = (int(row["step"]), float(row["time"]))
+            spectra[key][0].append(int(row["k"]))
+            spectra[key][1].append(float(row["E"]))
+    if not spectra:
+        sys.exit(f"plot_spectrum.py: {path}: no spectra")
+    return spectra
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("csv", help="spectrum CSV written by miniapp --spectral-every")
+    parser.add_argument("-o", "--output", default="spectrum.png", help="PNG file to write")
+    args = parser.parse_args()
+
+    spectra = read_spectra(args.csv)
+    fig, ax = plt.subplots(figsize=(7, 5))
+    cmap = plt.get_cmap("viridis")
+    keys = sorted(spectra)
+    for i, key in enumerate(keys):
+        ks, es = spectra[key]
+        pts = [(k, e) for k, e in zip(ks, es) if k > 0 and e > 0]
+        if not pts:
+            continue
+        colour = cmap(i / max(1, len(keys) - 1))
+        ax.loglog(*zip(*pts), color=colour, label=f"step {key[0]} (t = {key[1]:g})")
+    ax.set_xlabel("|k| (integer wavenumber shell)")
+    ax.set_ylabel("E(|k|)")
+    ax.set_title("Energy spectrum over time")
+    ax.grid(True, which="both", alpha=0.3)
+    if len(keys) <= 12:
+        ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(args.output, dpi=100)
+    print(f"wrote {args.output} ({len(keys)} spectra)")
+
+
+if __name__ == "__main__":
+    main()

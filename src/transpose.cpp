@@ -1,0 +1,244 @@
+#include "transpose.hpp"
+
+#include <climits>
+#include <stdexcept>
+#include <string>
+
+#include "cart_subcomms.hpp"
+
+namespace miniapp {
+
+namespace {
+
+constexpr const char* kAxis = "xyz";
+
+using HostExec = Kokkos::DefaultHostExecutionSpace;
+
+/// A sub-box `region` (global coordinates) of the array of box `outer`, as an MPI subarray type
+/// of complex elements (x fastest = MPI_ORDER_FORTRAN). Only for non-empty regions.
+TypeHandle subarray_type(const Box& outer, const Box& region) {
+  int sizes[3], subsizes[3], starts[3];
+  for (int d = 0; d < 3; ++d) {
+    sizes[d] = outer.extent(d);
+    subsizes[d] = region.extent(d);
+    starts[d] = region.lo[d] - outer.lo[d];
+  }
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  mpi_check(MPI_Type_create_subarray(3, sizes, subsizes, starts, MPI_ORDER_FORTRAN,
+                                     MPI_C_DOUBLE_COMPLEX, &t),
+            "MPI_Type_create_subarray");
+  mpi_check(MPI_Type_commit(&t), "MPI_Type_commit");
+  return TypeHandle(t);
+}
+
+int checked_int(std::int64_t n, const char* what) {
+  if (n > INT_MAX)
+    throw std::runtime_error(std::string("transpose: ") + what + " of " + std::to_string(n) +
+                             " elements exceeds the MPI int count limit");
+  return int(n);
+}
+
+/// Copy `region` from the array of box `src_box` to the array of box `dst_box` (x fastest), one
+/// x-line per iteration. With dst_box = region it packs into a contiguous buffer, with
+/// src_box = region it unpacks, and between two layouts it moves the part a rank keeps. Does
+/// not fence.
+void copy_between(const Box& src_box, const Complex* src, const Box& dst_box, Complex* dst,
+                  const Box& region) {
+  if (region.empty()) return;
+  const int nx = region.extent(0), ny = region.extent(1);
+  const std::int64_t lines = std::int64_t(ny) * region.extent(2);
+  const Box sb = src_box, db = dst_box, r = region;
+  Kokkos::parallel_for("miniapp::transpose::copy", Kokkos::RangePolicy<HostExec>(0, lines),
+                       [=](const std::int64_t line) {
+                         const int y = r.lo[1] + int(line % ny), z = r.lo[2] + int(line / ny);
+                         const Complex* a = src + offset_in(sb, r.lo[0], y, z);
+                         Complex* b = dst + offset_in(db, r.lo[0], y, z);
+                         for (int i = 0; i < nx; ++i) b[i] = a[i];
+                       });
+}
+
+}  // namespace
+
+const char* to_string(TransposeKind k) {
+  return k == TransposeKind::ZeroCopy ? "zerocopy" : "pack";
+}
+
+/// One step between layouts s and s+1 along one torus dimension: for each peer t of the
+/// sub-communicator, the region I send (part of my layout-s box) and the region I receive
+/// (part of my layout-(s+1) box), as subarray types and as boxes for the pack variant.
+struct TransposePlan::Step {
+  int dim = 0;
+  MPI_Comm comm = MPI_COMM_NULL;  ///< cached by dimension_comms(); not owned
+  int self = 0;                   ///< my rank in comm: my part is copied locally, not sent
+  Box self_region;                ///< what I keep (in both layouts)
+  Box src, dst;                   ///< my boxes in layouts s and s+1
+  std::vector<Box> send_regions, recv_regions;  ///< per peer, global coordinates
+  std::vector<TypeHandle> send_owned, recv_owned;
+  std::vector<MPI_Datatype> send_types, recv_types;  ///< MPI_C_DOUBLE_COMPLEX when empty
+  std::vector<int> send_counts, recv_counts;         ///< 1 or 0 (zero-copy)
+  std::vector<int> send_elems, recv_elems, send_displs, recv_displs;  ///< pack variant
+  std::vector<int> zero_displs;
+};
+
+std::vector<PencilLayout> TransposePlan::chain(const Index3& global, const Index3& dims,
+                                               const Index3& coords) {
+  // Order: a = the dimension with the fewest ranks (first on ties), then b, c as x, y, z.
+  int a = 0;
+  for (int d = 1; d < 3; ++d)
+    if (dims[d] < dims[a]) a = d;
+  const int b = a == 0 ? 1 : 0;
+  const int c = 3 - a - b;
+
+  Box blocks;
+  for (int d = 0; d < 3; ++d) {
+    const auto r = block_range(global[d], dims[d], coords[d]);
+    blocks.lo[d] = r[0];
+    blocks.hi[d] = r[1];
+  }
+  const Box pa = full_along(split_along(blocks, b, dims[a], coords[a]), a, global[a]);
+  const Box pb = full_along(split_along(blocks, a, dims[b], coords[b]), b, global[b]);
+  const Box pc = full_along(split_along(pb, b, dims[c], coords[c]), c, global[c]);
+  auto pencil = [](int d) { return std::string(1, kAxis[d]) + "-pencils"; };
+
+  // The logical chain and the torus dimension of each step; steps along a dimension with one
+  // rank change nothing (for every rank alike) and merge their two layouts.
+  const std::vector<PencilLayout> logical = {{"blocks", blocks, {}, a},
+                                             {pencil(a), pa, {a}, a},
+                                             {"blocks", blocks, {}, b},
+                                             {pencil(b), pb, {b}, c},
+                                             {pencil(c), pc, {c}, -1}};
+  std::vector<PencilLayout> out{logical[0]};
+  for (std::size_t i = 1; i < logical.size(); ++i) {
+    PencilLayout& last = out.back();
+    if (dims[last.next_dim] == 1) {
+      if (last.name.find(logical[i].name) == std::string::npos)
+        last.name += " = " + logical[i].name;
+      last.fft_dims.insert(last.fft_dims.end(), logical[i].fft_dims.begin(),
+                           logical[i].fft_dims.end());
+      last.next_dim = logical[i].next_dim;
+    } else {
+      out.push_back(logical[i]);
+    }
+  }
+  return out;
+}
+
+TransposePlan::TransposePlan(const Decomposition& decomp, TransposeKind kind) : kind_(kind) {
+  const Index3 global = decomp.global(), dims = decomp.dims(), me = decomp.coords();
+  layouts_ = chain(global, dims, me);
+  for (const PencilLayout& l : layouts_) max_count_ = std::max(max_count_, l.box.count());
+  const std::vector<MPI_Comm>& comms = dimension_comms(decomp.comm());
+
+  for (int s = 0; s < steps(); ++s) {
+    auto st = std::make_unique<Step>();
+    st->dim = layouts_[std::size_t(s)].next_dim;
+    st->comm = comms[std::size_t(st->dim)];
+    st->src = layouts_[std::size_t(s)].box;
+    st->dst = layouts_[std::size_t(s) + 1].box;
+    const int p = dims[st->dim];
+    int sub_rank = -1;
+    mpi_check(MPI_Comm_rank(st->comm, &sub_rank), "MPI_Comm_rank");
+    if (sub_rank != me[st->dim])
+      throw std::logic_error("transpose: sub-communicator rank " + std::to_string(sub_rank) +
+                             " differs from the coordinate " + std::to_string(me[st->dim]));
+    int send_off = 0, recv_off = 0;
+    for (int t = 0; t < p; ++t) {
+      Index3 peer = me;
+      peer[st->dim] = t;
+      const std::vector<PencilLayout> pl = chain(global, dims, peer);
+      const Box send = st->src.intersect(pl[std::size_t(s) + 1].box);
+      const Box recv = pl[std::size_t(s)].box.intersect(st->dst);
+      st->send_regions.push_back(send);
+      st->recv_regions.push_back(recv);
+      st->send_owned.push_back(send.empty() ? TypeHandle() : subarray_type(st->src, send));
+      st->recv_owned.push_back(recv.empty() ? TypeHandle() : subarray_type(st->dst, recv));
+      st->send_types.push_back(send.empty() ? MPI_C_DOUBLE_COMPLEX : st->send_owned.back().get());
+      st->recv_types.push_back(recv.empty() ? MPI_C_DOUBLE_COMPLEX : st->recv_owned.back().get());
+      st->send_counts.push_back(send.empty() ? 0 : 1);
+      st->recv_counts.push_back(recv.empty() ? 0 : 1);
+      st->send_elems.push_back(checked_int(send.count(), "a send block"));
+      st->recv_elems.push_back(checked_int(recv.count(), "a receive block"));
+      st->send_displs.push_back(send_off);
+      st->recv_displs.push_back(recv_off);
+      send_off = checked_int(std::int64_t(send_off) + send.count(), "a send buffer");
+      recv_off = checked_int(std::int64_t(recv_off) + recv.count(), "a receive buffer");
+    }
+    if (send_off != st->src.count() || recv_off != st->dst.count())
+      throw std::logic_error("transpose: step " + std::to_string(s) + " sends " +
+                             std::to_string(send_off) + " of " + std::to_string(st->src.count()) +
+                             " cells and receives " + std::to_string(recv_off) + " of " +
+                             std::to_string(st->dst.count()));
+    // What stays on this rank is copied directly, not through MPI.
+    st->self = me[st->dim];
+    const std::size_t self = std::size_t(st->self);
+    st->self_region = st->send_regions[self];
+    if (st->self_region != st->recv_regions[self])
+      throw std::logic_error("transpose: the kept region differs between the two layouts");
+    st->send_counts[self] = st->recv_counts[self] = 0;
+    st->send_elems[self] = st->recv_elems[self] = 0;
+    st->zero_displs.assign(std::size_t(p), 0);
+    steps_.push_back(std::move(st));
+  }
+
+  if (kind_ == TransposeKind::Pack && steps() > 0) {
+    // Allocated once; first touched with the pack kernels' thread mapping.
+    send_ =
+        ComplexBuffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "miniapp::transpose::send"),
+                      std::size_t(max_count_));
+    recv_ =
+        ComplexBuffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "miniapp::transpose::recv"),
+                      std::size_t(max_count_));
+    Kokkos::deep_copy(HostExec(), send_, Complex(0.0));
+    Kokkos::deep_copy(HostExec(), recv_, Complex(0.0));
+    HostExec().fence();
+  }
+}
+
+TransposePlan::~TransposePlan() = default;
+
+int TransposePlan::step_dim(int s) const { return steps_.at(std::size_t(s))->dim; }
+
+void TransposePlan::forward(int s, const Complex* from, Complex* to) {
+  exchange(*steps_.at(std::size_t(s)), true, from, to);
+}
+
+void TransposePlan::backward(int s, const Complex* from, Complex* to) {
+  exchange(*steps_.at(std::size_t(s)), false, from, to);
+}
+
+void TransposePlan::exchange(const Step& st, bool fwd, const Complex* from, Complex* to) {
+  // Backward is forward with the roles of the two sides swapped.
+  const Box& src = fwd ? st.src : st.dst;
+  const Box& dst = fwd ? st.dst : st.src;
+  const auto& sregions = fwd ? st.send_regions : st.recv_regions;
+  const auto& rregions = fwd ? st.recv_regions : st.send_regions;
+  copy_between(src, from, dst, to, st.self_region);
+  HostExec().fence();
+  if (kind_ == TransposeKind::ZeroCopy) {
+    mpi_check(
+        MPI_Alltoallw(from, fwd ? st.send_counts.data() : st.recv_counts.data(),
+                      st.zero_displs.data(), fwd ? st.send_types.data() : st.recv_types.data(), to,
+                      fwd ? st.recv_counts.data() : st.send_counts.data(), st.zero_displs.data(),
+                      fwd ? st.recv_types.data() : st.send_types.data(), st.comm),
+        "MPI_Alltoallw (transpose)");
+    return;
+  }
+  const auto& scounts = fwd ? st.send_elems : st.recv_elems;
+  const auto& sdispls = fwd ? st.send_displs : st.recv_displs;
+  const auto& rcounts = fwd ? st.recv_elems : st.send_elems;
+  const auto& rdispls = fwd ? st.recv_displs : st.send_displs;
+  Complex* sbuf = send_.data();
+  Complex* rbuf = recv_.data();
+  const std::size_t self = std::size_t(st.self);
+  for (std::size_t t = 0; t < sregions.size(); ++t)
+    if (t != self) copy_between(src, from, sregions[t], sbuf + sdispls[t], sregions[t]);
+  HostExec().fence();
+  mpi_check(MPI_Alltoallv(sbuf, scounts.data(), sdispls.data(), MPI_C_DOUBLE_COMPLEX, rbuf,
+                          rcounts.data(), rdispls.data(), MPI_C_DOUBLE_COMPLEX, st.comm),
+            "MPI_Alltoallv (transpose)");
+  for (std::size_t t = 0; t < rregions.size(); ++t)
+    if (t != self) copy_between(rregions[t], rbuf + rdispls[t], dst, to, rregions[t]);
+  HostExec().fence();
+}
+
+}  // namespace miniapp
