@@ -4,6 +4,7 @@
 //   miniapp bench stencil|... [options]        benchmarks (see miniapp bench NAME --help)
 //
 // Exit status: 0 success, 1 verification failed, 2 bad input (one message from rank 0),
+// 3 a checkpoint could not be written (all ranks agree; the previous one is kept),
 // and MPI_Abort for an error that only some ranks see mid-run.
 #include <mpi.h>
 
@@ -13,9 +14,11 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "bench.hpp"
+#include "checkpoint.hpp"
 #include "config.hpp"
 #include "diagnostics.hpp"
 #include "preflight.hpp"
@@ -27,10 +30,24 @@ namespace {
 using namespace miniapp;
 
 /// The diffusion run. Returns the exit status; throws ConfigError for bad input.
-int run_main(const Config& config, MPI_Comm comm, int rank) {
+int run_main(Config config, MPI_Comm comm, int rank) {
+  // A restart takes the settings not given from the checkpoint and refuses conflicting ones.
+  std::optional<Restart> restart;
+  if (!config.restart.empty()) {
+    restart = prepare_restart(config, comm);
+    config = restart->config;
+  }
   preflight(config, comm);
+  preflight_checkpoints(config, comm);
   Simulation sim(config, comm);
-  sim.run(config.steps);
+  if (restart) load_restart(*restart, sim);
+
+  // The time loop, stopping every --checkpoint-every steps to write a checkpoint.
+  CheckpointWriter checkpoints(config);
+  while (sim.step() < config.steps) {
+    sim.run(next_stop(config, sim.step()) - sim.step());
+    if (checkpoint_due(config, sim.step())) checkpoints.write(sim);
+  }
 
   Verification ver;
   if (config.verify) {
@@ -44,7 +61,9 @@ int run_main(const Config& config, MPI_Comm comm, int rank) {
     ver.tolerance = 1e-14 * double(config.steps + 1) * 10.0;
     ver.passed = ver.max_error <= ver.tolerance;
   }
-  const RunReport report = make_report(sim, ver);
+  RunReport report = make_report(sim, ver);
+  report.checkpoints = checkpoints.stats();
+  if (restart) report.restart_path = restart->path, report.restart_step = restart->meta.step;
   if (rank == 0) {
     print_report(std::cout, report);
     std::cout.flush();
@@ -108,6 +127,10 @@ int main(int argc, char** argv) {
     // Every rank validated the same input and threw the same error: one message, exit 2.
     if (rank == 0) std::cerr << "miniapp: error: " << e.what() << "\n";
     status = 2;
+  } catch (const miniapp::CheckpointError& e) {
+    // Every rank agreed that the checkpoint failed: one message; the previous one is intact.
+    if (rank == 0) std::cerr << "miniapp: error: " << e.what() << "\n";
+    status = 3;
   } catch (const std::exception& e) {
     // Possibly seen by this rank alone: the others may be waiting in MPI, so abort them.
     std::cerr << "miniapp: rank " << rank << ": fatal: " << e.what() << std::endl;

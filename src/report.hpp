@@ -7,6 +7,7 @@
 #include <ostream>
 #include <string>
 
+#include "checkpoint.hpp"
 #include "simulation.hpp"
 
 namespace miniapp {
@@ -38,6 +39,10 @@ struct RunReport {
   double cell_updates_per_second = 0;  ///< global cells * steps / max loop time
   FieldSummary summary;
   Verification verification;
+  // Checkpoints and restart (src/checkpoint.*), filled in by the driver.
+  CheckpointStats checkpoints;
+  std::string restart_path;      ///< "" for a fresh start
+  std::int64_t restart_step = 0;
 };
 
 /// Collect the report of a finished run. Collective over the simulation's communicator.
