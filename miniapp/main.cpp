@@ -4,7 +4,7 @@
 //   miniapp bench stencil|... [options]        benchmarks (see miniapp bench NAME --help)
 //
 // Exit status: 0 success, 1 verification failed, 2 bad input (one message from rank 0),
-// 3 a checkpoint could not be written (all ranks agree; the previous one is kept),
+// 3 (via MPI_Abort) a checkpoint could not be written (the previous one is kept),
 // and MPI_Abort for an error that only some ranks see mid-run.
 #include <mpi.h>
 
@@ -128,9 +128,11 @@ int main(int argc, char** argv) {
     if (rank == 0) std::cerr << "miniapp: error: " << e.what() << "\n";
     status = 2;
   } catch (const miniapp::CheckpointError& e) {
-    // Every rank agreed that the checkpoint failed: one message; the previous one is intact.
-    if (rank == 0) std::cerr << "miniapp: error: " << e.what() << "\n";
-    status = 3;
+    // Every rank agreed that the checkpoint failed: one message, then abort (HDF5 cannot be
+    // shut down cleanly after a failed collective write). The previous checkpoint is intact.
+    if (rank == 0) std::cerr << "miniapp: error: " << e.what() << std::endl;
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Abort(MPI_COMM_WORLD, 3);
   } catch (const std::exception& e) {
     // Possibly seen by this rank alone: the others may be waiting in MPI, so abort them.
     std::cerr << "miniapp: rank " << rank << ": fatal: " << e.what() << std::endl;

@@ -422,6 +422,7 @@ void write_field_file(const std::string& path, const Field& u, const CheckpointM
   Kokkos::fence();
 
   H5Handle file, dset, file_space;
+  try {
   all_or_none<CheckpointError>(comm, [&] {
     const H5Handle fapl = mpio_file_access(comm, t);
     file = H5Handle(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl),
@@ -475,6 +476,14 @@ void write_field_file(const std::string& path, const Field& u, const CheckpointM
     h5check(H5Fflush(file, H5F_SCOPE_GLOBAL), "H5Fflush(" + path + ")");
     file.close("H5Fclose(" + path + ")");
   });
+  } catch (const CheckpointError&) {
+    // Closing collectively after a failure can hang (the ranks' HDF5 states may differ):
+    // leave the file open; the caller ends the job with MPI_Abort.
+    dset.abandon();
+    file_space.abandon();
+    file.abandon();
+    throw;
+  }
 }
 
 void read_field_file(const std::string& path, Field& u, const Index3& global, MPI_Comm comm) {

@@ -40,7 +40,8 @@ namespace miniapp {
 class Simulation;
 
 /// Writing a checkpoint failed (I/O error, full disk). Thrown on every rank with the same
-/// message; the previous checkpoint is untouched.
+/// message; the previous checkpoint is untouched. The HDF5 file of the failed write is left
+/// open (a collective close after a failure can hang), so the driver ends with MPI_Abort.
 class CheckpointError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

@@ -60,6 +60,10 @@ class H5Handle {
   hid_t get() const { return id_; }
   operator hid_t() const { return id_; }  // NOLINT: handles are passed straight to H5 calls
 
+  /// Forget the identifier without closing it: after a failed collective operation the ranks
+  /// may no longer agree on a collective close, which would hang; the process aborts instead.
+  void abandon() noexcept { id_ = H5I_INVALID_HID; }
+
   /// Close now and throw Hdf5Error naming `what` when HDF5 reports a failure.
   void close(const std::string& what) { h5check(close_id(std::exchange(id_, H5I_INVALID_HID)), what); }
 
