@@ -8,5 +8,7 @@
 namespace miniapp::bench {
 
 int stencil(int argc, char** argv, MPI_Comm comm);
+/// Checkpoint write/read bandwidth vs raw pwrite+fsync / pread (miniapp/bench_io.cpp).
+int io(int argc, char** argv, MPI_Comm comm);
 
 }  // namespace miniapp::bench
