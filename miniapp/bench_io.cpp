@@ -100,11 +100,14 @@ int io(int argc, char** argv, MPI_Comm comm) {
   int reps = 3;
   Config c;
   c.checkpoint_dir = "miniapp-bench-io";
-  CLI::App app{"Checkpoint write/read bandwidth vs a raw pwrite+fsync / pread of the same bytes "
-               "in the same directory. Prints medians and ratios.",
-               "miniapp bench io"};
+  CLI::App app{
+      "Checkpoint write/read bandwidth vs a raw pwrite+fsync / pread of the same bytes "
+      "in the same directory. Prints medians and ratios.",
+      "miniapp bench io"};
   app.option_defaults()->always_capture_default();
-  app.add_option("--grid", grid, "global cells NX NY NZ")->expected(3)->check(CLI::Range(1, 1 << 20));
+  app.add_option("--grid", grid, "global cells NX NY NZ")
+      ->expected(3)
+      ->check(CLI::Range(1, 1 << 20));
   app.add_option("--reps", reps, "repetitions (median reported)")->check(CLI::Range(1, 1000));
   app.add_option("--dir", c.checkpoint_dir, "directory to write in (created; files removed after)");
   app.add_option("--checkpoint-layout", c.checkpoint_layout, "contiguous|chunked")
@@ -121,8 +124,10 @@ int io(int argc, char** argv, MPI_Comm comm) {
     std::ostringstream os, es;
     const int rc = app.exit(e, os, es);
     if (rank == 0) {
-      if (rc == 0) std::cout << os.str();
-      else std::cerr << "miniapp: error: " << e.what() << "\n";
+      if (rc == 0)
+        std::cout << os.str();
+      else
+        std::cerr << "miniapp: error: " << e.what() << "\n";
     }
     return rc == 0 ? 0 : 2;
   }
@@ -176,7 +181,8 @@ int io(int argc, char** argv, MPI_Comm comm) {
     }
   }
   // What was read back is what was written.
-  const std::uint64_t du = summarize(u, c.grid, comm).digest, dv = summarize(v, c.grid, comm).digest;
+  const std::uint64_t du = summarize(u, c.grid, comm).digest,
+                      dv = summarize(v, c.grid, comm).digest;
   MPI_Barrier(comm);
   if (rank == 0) {
     std::remove(raw.c_str());
@@ -186,10 +192,11 @@ int io(int argc, char** argv, MPI_Comm comm) {
     ::rmdir(c.checkpoint_dir.c_str());  // only when empty (it may have existed before)
     const double cw = median(t_ckpt_w), cr = median(t_ckpt_r), rw = median(t_raw_w),
                  rr = median(t_raw_r);
-    std::printf("bench io: %d rank(s) = %d x %d x %d, grid %d x %d x %d (%.1f MB), %d rep(s), "
-                "median of slowest rank, in %s\n",
-                nranks, dims[0], dims[1], dims[2], c.grid[0], c.grid[1], c.grid[2], bytes / 1e6,
-                reps, c.checkpoint_dir.c_str());
+    std::printf(
+        "bench io: %d rank(s) = %d x %d x %d, grid %d x %d x %d (%.1f MB), %d rep(s), "
+        "median of slowest rank, in %s\n",
+        nranks, dims[0], dims[1], dims[2], c.grid[0], c.grid[1], c.grid[2], bytes / 1e6, reps,
+        c.checkpoint_dir.c_str());
     std::printf("  checkpoint write  %8.3f s  %7.3f GB/s  (%s, digest + HDF5 + fsync + rename)\n",
                 cw, bytes / cw / 1e9, c.checkpoint_layout.c_str());
     std::printf("  raw write+fsync   %8.3f s  %7.3f GB/s\n", rw, bytes / rw / 1e9);

@@ -297,7 +297,9 @@ H5Handle open_attr(hid_t obj, const char* name, H5T_class_t cls, hssize_t n) {
   const hssize_t points = H5Sget_simple_extent_npoints(space);
   if (H5Tget_class(type) != cls || points != n)
     throw ProbeError(std::string("attribute '") + name + "' has the wrong type or size (expected " +
-                     (cls == H5T_FLOAT ? "float" : cls == H5T_INTEGER ? "integer" : "string") +
+                     (cls == H5T_FLOAT     ? "float"
+                      : cls == H5T_INTEGER ? "integer"
+                                           : "string") +
                      " x " + std::to_string(n) + ")");
   return attr;
 }
@@ -423,59 +425,61 @@ void write_field_file(const std::string& path, const Field& u, const CheckpointM
 
   H5Handle file, dset, file_space;
   try {
-  all_or_none<CheckpointError>(comm, [&] {
-    const H5Handle fapl = mpio_file_access(comm, t);
-    file = H5Handle(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl),
-                    "H5Fcreate(" + path + ")");
-  });
-  all_or_none<CheckpointError>(comm, [&] {
-    const hsize_t dims[3] = {hsize_t(m.grid[2]), hsize_t(m.grid[1]), hsize_t(m.grid[0])};
-    file_space = H5Handle(H5Screate_simple(3, dims, nullptr), "H5Screate_simple(file)");
-    H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate(dataset create)");
-    // Every cell is written: no fill values (they would double the bytes written).
-    h5check(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), "H5Pset_fill_time");
-    h5check(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY), "H5Pset_alloc_time");
-    if (t.chunked) {
-      hsize_t chunk[3];
-      for (int d = 0; d < 3; ++d) {
-        const int p = std::max(1, m.writer_ranks[d]);
-        chunk[2 - d] = hsize_t((m.grid[d] + p - 1) / p);
+    all_or_none<CheckpointError>(comm, [&] {
+      const H5Handle fapl = mpio_file_access(comm, t);
+      file = H5Handle(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl),
+                      "H5Fcreate(" + path + ")");
+    });
+    all_or_none<CheckpointError>(comm, [&] {
+      const hsize_t dims[3] = {hsize_t(m.grid[2]), hsize_t(m.grid[1]), hsize_t(m.grid[0])};
+      file_space = H5Handle(H5Screate_simple(3, dims, nullptr), "H5Screate_simple(file)");
+      H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate(dataset create)");
+      // Every cell is written: no fill values (they would double the bytes written).
+      h5check(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), "H5Pset_fill_time");
+      h5check(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY), "H5Pset_alloc_time");
+      if (t.chunked) {
+        hsize_t chunk[3];
+        for (int d = 0; d < 3; ++d) {
+          const int p = std::max(1, m.writer_ranks[d]);
+          chunk[2 - d] = hsize_t((m.grid[d] + p - 1) / p);
+        }
+        h5check(H5Pset_chunk(dcpl, 3, chunk), "H5Pset_chunk");
       }
-      h5check(H5Pset_chunk(dcpl, 3, chunk), "H5Pset_chunk");
-    }
-    dset = H5Handle(H5Dcreate2(file, kDataset, H5T_IEEE_F64LE, file_space, H5P_DEFAULT, dcpl,
-                               H5P_DEFAULT),
-                    "H5Dcreate2(field)");
-    write_attr_string(dset, "axis_order", kAxisOrder);
+      dset = H5Handle(
+          H5Dcreate2(file, kDataset, H5T_IEEE_F64LE, file_space, H5P_DEFAULT, dcpl, H5P_DEFAULT),
+          "H5Dcreate2(field)");
+      write_attr_string(dset, "axis_order", kAxisOrder);
 
-    // Root attributes: enough to restart without the input file and to say what it holds.
-    const std::int64_t grid[3] = {m.grid[0], m.grid[1], m.grid[2]};
-    const std::int64_t ranks[3] = {m.writer_ranks[0], m.writer_ranks[1], m.writer_ranks[2]};
-    write_attr(file, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, &m.step);
-    write_attr(file, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, &m.time);
-    write_attr(file, "grid_xyz", H5T_STD_I64LE, H5T_NATIVE_INT64, 3, grid);
-    write_attr(file, "spacing_xyz", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, m.spacing.data());
-    write_attr(file, "kappa_xyz", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, m.kappa.data());
-    write_attr(file, "dt", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, &m.dt);
-    write_attr_strings3(file, "bc_xyz", {to_string(m.bc[0]), to_string(m.bc[1]), to_string(m.bc[2])});
-    write_attr(file, "bc_value", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, &m.bc_value);
-    write_attr_string(file, "stencil", m.stencil);
-    write_attr_string(file, "init", to_string(m.init));
-    write_attr(file, "seed", H5T_STD_U64LE, H5T_NATIVE_UINT64, 0, &m.seed);
-    write_attr_string(file, "miniapp_version", m.version);
-    write_attr(file, "writer_ranks_xyz", H5T_STD_I64LE, H5T_NATIVE_INT64, 3, ranks);
-    write_attr_string(file, "digest", digest_hex(m.digest));
-  });
-  all_or_none<CheckpointError>(comm, [&] {
-    auto [fs, ms] = block_selections(file_space, u);
-    const H5Handle dxpl = collective_transfer();
-    h5check(H5Dwrite(dset, H5T_NATIVE_DOUBLE, ms, fs, dxpl, host.data()), "H5Dwrite(" + path + ")");
-  });
-  all_or_none<CheckpointError>(comm, [&] {
-    dset.close("H5Dclose(field)");
-    h5check(H5Fflush(file, H5F_SCOPE_GLOBAL), "H5Fflush(" + path + ")");
-    file.close("H5Fclose(" + path + ")");
-  });
+      // Root attributes: enough to restart without the input file and to say what it holds.
+      const std::int64_t grid[3] = {m.grid[0], m.grid[1], m.grid[2]};
+      const std::int64_t ranks[3] = {m.writer_ranks[0], m.writer_ranks[1], m.writer_ranks[2]};
+      write_attr(file, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, &m.step);
+      write_attr(file, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, &m.time);
+      write_attr(file, "grid_xyz", H5T_STD_I64LE, H5T_NATIVE_INT64, 3, grid);
+      write_attr(file, "spacing_xyz", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, m.spacing.data());
+      write_attr(file, "kappa_xyz", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, m.kappa.data());
+      write_attr(file, "dt", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, &m.dt);
+      write_attr_strings3(file, "bc_xyz",
+                          {to_string(m.bc[0]), to_string(m.bc[1]), to_string(m.bc[2])});
+      write_attr(file, "bc_value", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, &m.bc_value);
+      write_attr_string(file, "stencil", m.stencil);
+      write_attr_string(file, "init", to_string(m.init));
+      write_attr(file, "seed", H5T_STD_U64LE, H5T_NATIVE_UINT64, 0, &m.seed);
+      write_attr_string(file, "miniapp_version", m.version);
+      write_attr(file, "writer_ranks_xyz", H5T_STD_I64LE, H5T_NATIVE_INT64, 3, ranks);
+      write_attr_string(file, "digest", digest_hex(m.digest));
+    });
+    all_or_none<CheckpointError>(comm, [&] {
+      auto [fs, ms] = block_selections(file_space, u);
+      const H5Handle dxpl = collective_transfer();
+      h5check(H5Dwrite(dset, H5T_NATIVE_DOUBLE, ms, fs, dxpl, host.data()),
+              "H5Dwrite(" + path + ")");
+    });
+    all_or_none<CheckpointError>(comm, [&] {
+      dset.close("H5Dclose(field)");
+      h5check(H5Fflush(file, H5F_SCOPE_GLOBAL), "H5Fflush(" + path + ")");
+      file.close("H5Fclose(" + path + ")");
+    });
   } catch (const CheckpointError&) {
     // Closing collectively after a failure can hang (the ranks' HDF5 states may differ):
     // leave the file open; the caller ends the job with MPI_Abort.
@@ -544,8 +548,8 @@ std::string probe_checkpoint_file(const std::string& path, CheckpointMeta& m) {
       m.bc[d] = parse_name<Boundary>("bc_xyz", bc[d],
                                      {Boundary::Periodic, Boundary::Dirichlet, Boundary::Neumann});
     }
-    m.init = parse_name<InitKind>("init", init,
-                                  {InitKind::Random, InitKind::Sine, InitKind::Gaussian});
+    m.init =
+        parse_name<InitKind>("init", init, {InitKind::Random, InitKind::Sine, InitKind::Gaussian});
     if (m.step < 0) throw ProbeError("attribute 'step' is negative (" + str(m.step) + ")");
     char* end = nullptr;
     m.digest = std::strtoull(digest.c_str(), &end, 16);
@@ -567,8 +571,8 @@ std::string probe_checkpoint_file(const std::string& path, CheckpointMeta& m) {
       std::string shape;
       for (int d = 0; d < std::min(rank, 3); ++d) shape += (d ? " x " : "") + str(dims[d]);
       throw ProbeError("dataset 'field' has shape [" + shape + "] (z y x), but grid_xyz says " +
-                       triple(m.grid) + " (expected [" + str(m.grid[2]) + " x " +
-                       str(m.grid[1]) + " x " + str(m.grid[0]) + "])");
+                       triple(m.grid) + " (expected [" + str(m.grid[2]) + " x " + str(m.grid[1]) +
+                       " x " + str(m.grid[0]) + "])");
     }
     H5Handle dcpl(H5Dget_create_plist(dset), "H5Dget_create_plist");
     if (H5Pget_nfilters(dcpl) != 0)
@@ -606,10 +610,10 @@ Config merge_restart_config(const Config& config, const CheckpointMeta& m,
     if (given("--kappa") && !same(c.kappa[d], m.kappa[d]))
       conflict("--kappa", triple(c.kappa), triple(m.kappa));
     if (given("--bc") && c.bc[d] != m.bc[d])
-      conflict("--bc", std::string(to_string(c.bc[0])) + " " + to_string(c.bc[1]) + " " +
-                           to_string(c.bc[2]),
-               std::string(to_string(m.bc[0])) + " " + to_string(m.bc[1]) + " " +
-                   to_string(m.bc[2]));
+      conflict(
+          "--bc",
+          std::string(to_string(c.bc[0])) + " " + to_string(c.bc[1]) + " " + to_string(c.bc[2]),
+          std::string(to_string(m.bc[0])) + " " + to_string(m.bc[1]) + " " + to_string(m.bc[2]));
   }
   if (given("--dt") && !same(c.dt, m.dt)) conflict("--dt", str(c.dt), str(m.dt));
   if (given("--bc-value") && !same(c.bc_value, m.bc_value))
@@ -737,9 +741,9 @@ void CheckpointWriter::write(const Field& u, CheckpointMeta meta, MPI_Comm comm)
     if (!err.empty()) throw CheckpointError(err);
   } catch (const CheckpointError& e) {
     Kokkos::Profiling::popRegion();
-    throw CheckpointError("writing the checkpoint of step " + str(meta.step) + " failed: " +
-                          e.what() + "; the previous checkpoints in " + config_.checkpoint_dir +
-                          " are kept");
+    throw CheckpointError("writing the checkpoint of step " + str(meta.step) +
+                          " failed: " + e.what() + "; the previous checkpoints in " +
+                          config_.checkpoint_dir + " are kept");
   }
   double seconds = MPI_Wtime() - t0, slowest = 0;
   mpi_check(MPI_Allreduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");

@@ -52,7 +52,7 @@ class CheckpointError : public std::runtime_error {
 struct CheckpointMeta {
   std::int64_t step = 0;
   double time = 0;
-  Index3 grid{};                      ///< NX NY NZ
+  Index3 grid{};  ///< NX NY NZ
   std::array<double, 3> spacing{};
   std::array<double, 3> kappa{};
   double dt = 0;
@@ -60,7 +60,7 @@ struct CheckpointMeta {
   double bc_value = 0;
   InitKind init = InitKind::Random;
   std::uint64_t seed = 0;
-  Index3 writer_ranks{};              ///< rank grid that wrote the file (information only)
+  Index3 writer_ranks{};  ///< rank grid that wrote the file (information only)
   std::uint64_t digest = 0;
   char stencil[16] = {};
   char version[32] = {};
@@ -71,11 +71,11 @@ inline constexpr const char* kCheckpointStencil = "7-point";
 
 /// HDF5 / MPI-IO settings of the writer, from the --checkpoint-* options.
 struct CheckpointTunables {
-  bool chunked = false;               ///< one chunk per (largest) writer block, else contiguous
-  std::int64_t alignment = 1 << 20;   ///< H5Pset_alignment(threshold = alignment)
-  int cb_nodes = 0;                   ///< MPI-IO hint cb_nodes (0 = unset)
-  std::int64_t cb_buffer = 0;         ///< MPI-IO hint cb_buffer_size (0 = unset)
-  std::string cb_write = "automatic"; ///< MPI-IO hint romio_cb_write
+  bool chunked = false;                ///< one chunk per (largest) writer block, else contiguous
+  std::int64_t alignment = 1 << 20;    ///< H5Pset_alignment(threshold = alignment)
+  int cb_nodes = 0;                    ///< MPI-IO hint cb_nodes (0 = unset)
+  std::int64_t cb_buffer = 0;          ///< MPI-IO hint cb_buffer_size (0 = unset)
+  std::string cb_write = "automatic";  ///< MPI-IO hint romio_cb_write
 
   static CheckpointTunables from(const Config& c);
 };

@@ -69,13 +69,13 @@ void Config::validate() const {
   require(halo_width >= 1, "--halo-width=" + str(halo_width) + " must be >= 1");
 
   // Checkpoints and restart (src/checkpoint.*)
-  require(checkpoint_every >= 0, "--checkpoint-every=" + str(checkpoint_every) +
-                                     " must be >= 0 (0 = no checkpoints)");
+  require(checkpoint_every >= 0,
+          "--checkpoint-every=" + str(checkpoint_every) + " must be >= 0 (0 = no checkpoints)");
   require(checkpoint_keep >= 1, "--checkpoint-keep=" + str(checkpoint_keep) + " must be >= 1");
   require(checkpoint_alignment >= 1,
           "--checkpoint-alignment=" + str(checkpoint_alignment) + " must be >= 1 byte");
-  require(checkpoint_cb_nodes >= 0, "--checkpoint-cb-nodes=" + str(checkpoint_cb_nodes) +
-                                        " must be >= 0 (0 = MPI default)");
+  require(checkpoint_cb_nodes >= 0,
+          "--checkpoint-cb-nodes=" + str(checkpoint_cb_nodes) + " must be >= 0 (0 = MPI default)");
   require(checkpoint_cb_buffer >= 0, "--checkpoint-cb-buffer=" + str(checkpoint_cb_buffer) +
                                          " must be >= 0 (0 = MPI default)");
   require(!(checkpoint_every > 0 || restart == "latest") || !checkpoint_dir.empty(),

@@ -65,20 +65,30 @@ class H5Handle {
   void abandon() noexcept { id_ = H5I_INVALID_HID; }
 
   /// Close now and throw Hdf5Error naming `what` when HDF5 reports a failure.
-  void close(const std::string& what) { h5check(close_id(std::exchange(id_, H5I_INVALID_HID)), what); }
+  void close(const std::string& what) {
+    h5check(close_id(std::exchange(id_, H5I_INVALID_HID)), what);
+  }
 
  private:
   static herr_t close_id(hid_t id) {
     if (id < 0) return 0;
     switch (H5Iget_type(id)) {
-      case H5I_FILE: return H5Fclose(id);
-      case H5I_GROUP: return H5Gclose(id);
-      case H5I_DATASET: return H5Dclose(id);
-      case H5I_DATASPACE: return H5Sclose(id);
-      case H5I_DATATYPE: return H5Tclose(id);
-      case H5I_ATTR: return H5Aclose(id);
-      case H5I_GENPROP_LST: return H5Pclose(id);
-      default: return H5Idec_ref(id) < 0 ? -1 : 0;
+      case H5I_FILE:
+        return H5Fclose(id);
+      case H5I_GROUP:
+        return H5Gclose(id);
+      case H5I_DATASET:
+        return H5Dclose(id);
+      case H5I_DATASPACE:
+        return H5Sclose(id);
+      case H5I_DATATYPE:
+        return H5Tclose(id);
+      case H5I_ATTR:
+        return H5Aclose(id);
+      case H5I_GENPROP_LST:
+        return H5Pclose(id);
+      default:
+        return H5Idec_ref(id) < 0 ? -1 : 0;
     }
   }
   void release() noexcept { close_id(std::exchange(id_, H5I_INVALID_HID)); }

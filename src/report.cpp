@@ -99,10 +99,11 @@ void print_report(std::ostream& os, const RunReport& r) {
   if (!r.restart_path.empty())
     os << "  restart       from " << r.restart_path << " at step " << r.restart_step << "\n";
   if (r.checkpoints.count > 0)
-    os << "  checkpoints   " << r.checkpoints.count << " x " << fmt(r.checkpoints.bytes / 1e6, "%.1f")
-       << " MB in " << c.checkpoint_dir << ": " << fmt(r.checkpoints.seconds_total / r.checkpoints.count, "%.4f")
-       << " s each (max " << fmt(r.checkpoints.seconds_max, "%.4f") << " s), "
-       << fmt(r.checkpoints.gbps(), "%.3f") << " GB/s write\n";
+    os << "  checkpoints   " << r.checkpoints.count << " x "
+       << fmt(r.checkpoints.bytes / 1e6, "%.1f") << " MB in " << c.checkpoint_dir << ": "
+       << fmt(r.checkpoints.seconds_total / r.checkpoints.count, "%.4f") << " s each (max "
+       << fmt(r.checkpoints.seconds_max, "%.4f") << " s), " << fmt(r.checkpoints.gbps(), "%.3f")
+       << " GB/s write\n";
   if (r.verification.requested) {
     os << "  verification  max |u - exact| = " << fmt(r.verification.max_error, "%.3e")
        << " (tolerance " << fmt(r.verification.tolerance, "%.1e") << ")\n";
@@ -171,7 +172,10 @@ std::string report_json(const RunReport& r) {
   j.end_object();
   // Checkpoints and restart (src/checkpoint.*)
   if (!r.restart_path.empty())
-    j.begin_object("restart").value("path", r.restart_path).value("step", r.restart_step).end_object();
+    j.begin_object("restart")
+        .value("path", r.restart_path)
+        .value("step", r.restart_step)
+        .end_object();
   if (r.checkpoints.count > 0) {
     j.begin_object("checkpoints");
     j.value("count", r.checkpoints.count);

@@ -69,8 +69,8 @@ std::vector<double> read_serial(const std::string& path, hsize_t dims[3]) {
 TEST(Checkpoint, RoundTripAcrossRankGridsAndHaloWidthsIsBitwise) {
   const std::string dir = scratch_dir("roundtrip");
   const std::vector<Index3> grids = {{7, 6, 5}, {9, 4, 11}};
-  const std::vector<Index3> rank_grids = {{1, 1, 1}, {2, 1, 1}, {1, 2, 2}, {1, 3, 1},
-                                          {2, 2, 2}, {3, 1, 2}};
+  const std::vector<Index3> rank_grids = {{1, 1, 1}, {2, 1, 1}, {1, 2, 2},
+                                          {1, 3, 1}, {2, 2, 2}, {3, 1, 2}};
   int world_rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   int cases = 0;
@@ -137,9 +137,9 @@ TEST(Checkpoint, RoundTripAcrossRankGridsAndHaloWidthsIsBitwise) {
         EXPECT_EQ(bad_ghosts, 0);
         if (dec.rank() == 0) {
           EXPECT_EQ(first_bitwise_difference(got, expected), -1)
-              << "grid " << grid[0] << "x" << grid[1] << "x" << grid[2] << " written by "
-              << pw[0] << "x" << pw[1] << "x" << pw[2] << " h=" << hw << ", read by " << pr[0]
-              << "x" << pr[1] << "x" << pr[2] << " h=" << hr;
+              << "grid " << grid[0] << "x" << grid[1] << "x" << grid[2] << " written by " << pw[0]
+              << "x" << pw[1] << "x" << pw[2] << " h=" << hw << ", read by " << pr[0] << "x"
+              << pr[1] << "x" << pr[2] << " h=" << hr;
           ++cases;
         }
       }
