@@ -494,20 +494,34 @@ void read_field_file(const std::string& path, Field& u, const Index3& global, MP
   hdf5_silence_errors();
   const auto host = Kokkos::create_mirror_view(u.view());
   Kokkos::deep_copy(host, u.view());
-  all_or_none<ConfigError>(comm, [&] {
-    const H5Handle fapl = mpio_file_access(comm, CheckpointTunables{});
-    H5Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl), "H5Fopen(" + path + ")");
-    H5Handle dset(H5Dopen2(file, kDataset, H5P_DEFAULT), "H5Dopen2(field)");
-    H5Handle space(H5Dget_space(dset), "H5Dget_space");
-    hsize_t dims[3] = {0, 0, 0};
-    if (H5Sget_simple_extent_ndims(space) != 3 ||
-        H5Sget_simple_extent_dims(space, dims, nullptr) != 3 || dims[0] != hsize_t(global[2]) ||
-        dims[1] != hsize_t(global[1]) || dims[2] != hsize_t(global[0]))
-      throw std::runtime_error(path + ": dataset 'field' does not have the shape of the grid");
-    auto [fs, ms] = block_selections(space, u);
-    const H5Handle dxpl = collective_transfer();
-    h5check(H5Dread(dset, H5T_NATIVE_DOUBLE, ms, fs, dxpl, host.data()), "H5Dread(" + path + ")");
-  });
+  H5Handle file, dset;
+  try {
+    all_or_none<CheckpointError>(comm, [&] {
+      const H5Handle fapl = mpio_file_access(comm, CheckpointTunables{});
+      file = H5Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl), "H5Fopen(" + path + ")");
+      dset = H5Handle(H5Dopen2(file, kDataset, H5P_DEFAULT), "H5Dopen2(field)");
+    });
+    all_or_none<CheckpointError>(comm, [&] {
+      H5Handle space(H5Dget_space(dset), "H5Dget_space");
+      hsize_t dims[3] = {0, 0, 0};
+      if (H5Sget_simple_extent_ndims(space) != 3 ||
+          H5Sget_simple_extent_dims(space, dims, nullptr) != 3 || dims[0] != hsize_t(global[2]) ||
+          dims[1] != hsize_t(global[1]) || dims[2] != hsize_t(global[0]))
+        throw std::runtime_error("dataset 'field' does not have the shape of the grid");
+      auto [fs, ms] = block_selections(space, u);
+      const H5Handle dxpl = collective_transfer();
+      h5check(H5Dread(dset, H5T_NATIVE_DOUBLE, ms, fs, dxpl, host.data()), "H5Dread");
+    });
+    all_or_none<CheckpointError>(comm, [&] {
+      dset.close("H5Dclose(field)");
+      file.close("H5Fclose");
+    });
+  } catch (const CheckpointError& e) {
+    // As when writing: no collective close after a failure; the caller aborts.
+    dset.abandon();
+    file.abandon();
+    throw CheckpointError("reading " + path + " failed: " + e.what());
+  }
   Kokkos::deep_copy(u.view(), host);
   Kokkos::fence();
 }

@@ -39,9 +39,10 @@ namespace miniapp {
 
 class Simulation;
 
-/// Writing a checkpoint failed (I/O error, full disk). Thrown on every rank with the same
-/// message; the previous checkpoint is untouched. The HDF5 file of the failed write is left
-/// open (a collective close after a failure can hang), so the driver ends with MPI_Abort.
+/// Writing (or, after a successful probe, reading) a checkpoint failed: I/O error, full disk.
+/// Thrown on every rank with the same message; the previous checkpoint is untouched. The HDF5
+/// file involved is left open (a collective close after a failure can hang), so the driver
+/// ends with MPI_Abort.
 class CheckpointError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -94,8 +95,8 @@ void write_field_file(const std::string& path, const Field& u, const CheckpointM
                       const CheckpointTunables& tunables, MPI_Comm comm);
 
 /// Read the dataset of `path` into the owned cells of u (ghosts untouched). The file must
-/// already have been checked (probe_checkpoint). Collective over comm; throws ConfigError on
-/// every rank when any rank fails.
+/// already have been checked (probe_checkpoint_file), so a failure here is an I/O error:
+/// collective over comm; throws CheckpointError on every rank when any rank fails.
 void read_field_file(const std::string& path, Field& u, const Index3& global, MPI_Comm comm);
 
 /// Check `path` on this process alone (serial HDF5, so a damaged file cannot hang a
