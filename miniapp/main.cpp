@@ -4,7 +4,7 @@
 //   miniapp bench stencil|... [options]        benchmarks (see miniapp bench NAME --help)
 //
 // Exit status: 0 success, 1 verification failed, 2 bad input (one message from rank 0),
-// 3 (via MPI_Abort) a checkpoint could not be written (the previous one is kept),
+// 3 (via MPI_Abort) a checkpoint could not be written or read (earlier ones are kept),
 // and MPI_Abort for an error that only some ranks see mid-run.
 #include <mpi.h>
 
