@@ -12,5 +12,7 @@ int stencil(int argc, char** argv, MPI_Comm comm);
 int alltoall(int argc, char** argv, MPI_Comm comm);
 /// Distributed 3D FFT and pencil transposes, zero-copy vs pack vs FFTW-MPI (issue 5).
 int fft(int argc, char** argv, MPI_Comm comm);
+/// Checkpoint write/read bandwidth vs raw pwrite+fsync / pread (miniapp/bench_io.cpp).
+int io(int argc, char** argv, MPI_Comm comm);
 
 }  // namespace miniapp::bench

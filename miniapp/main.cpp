@@ -4,7 +4,8 @@
 //   miniapp bench stencil|... [options]        benchmarks (see miniapp bench NAME --help)
 //
 // Exit status: 0 success (RESULT VALID or NOT VALIDATED), 1 RESULT INVALID, 2 bad input (one
-// message from rank 0), and MPI_Abort for an error that only some ranks see mid-run.
+// message from rank 0), 3 (via MPI_Abort) a checkpoint could not be written or read (earlier
+// ones are kept), and MPI_Abort for an error that only some ranks see mid-run.
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
@@ -15,13 +16,16 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "affinity.hpp"          // issue 7
 #include "benchmark_result.hpp"  // issue 7
 #include "bench.hpp"
+#include "checkpoint.hpp"
 #include "config.hpp"
 #include "diagnostics.hpp"
 #include "preflight.hpp"
@@ -34,9 +38,45 @@ namespace {
 
 using namespace miniapp;
 
+/// The time loop from the simulation's current step (0, or the restart step) to config.steps.
+/// It stops at absolute step numbers, so a restarted run stops where the uninterrupted one
+/// would: the end of the warm-up (the first --warmup steps of this run; timers restart
+/// there), every --checkpoint-every steps (write a checkpoint) and every --spectral-every
+/// steps (record the spectrum). Between stops the steps run with progress lines on rank 0
+/// every `progress` seconds (0 = none). Collective.
+void run_time_loop(Simulation& sim, const Config& config, CheckpointWriter& checkpoints,
+                   SpectralDiagnostics* spectral, double progress) {
+  constexpr std::int64_t never = std::numeric_limits<std::int64_t>::max();
+  const auto next_multiple = [](std::int64_t step, std::int64_t every) {
+    return every > 0 ? (step / every + 1) * every : never;
+  };
+  const std::int64_t every_spectrum = spectral ? config.spectral_every : 0;
+  const std::int64_t warm_end = std::min(config.steps, sim.step() + config.warmup);
+  if (every_spectrum > 0 && sim.step() % every_spectrum == 0)
+    spectral->record(sim.field(), sim.step());
+  while (sim.step() < config.steps) {
+    const std::int64_t now = sim.step();
+    const std::int64_t stop =
+        std::min({config.steps, now < warm_end ? warm_end : never,
+                  next_multiple(now, config.checkpoint_every), next_multiple(now, every_spectrum)});
+    run_with_progress(sim, stop - now, progress, now, config.steps, std::cout);
+    if (sim.step() == warm_end) sim.reset_timers();
+    if (checkpoint_due(config, sim.step())) checkpoints.write(sim);
+    if (every_spectrum > 0 && sim.step() % every_spectrum == 0)
+      spectral->record(sim.field(), sim.step());
+  }
+}
+
 /// The diffusion run. Returns the exit status; throws ConfigError for bad input.
-int run_main(const Config& config, MPI_Comm comm, int rank) {
+int run_main(Config config, MPI_Comm comm, int rank) {
+  // A restart takes the settings not given from the checkpoint and refuses conflicting ones.
+  std::optional<Restart> restart;
+  if (!config.restart.empty()) {
+    restart = prepare_restart(config, comm);
+    config = restart->config;
+  }
   preflight(config, comm);
+  preflight_checkpoints(config, comm);
 
   // Issue 7: where every rank runs, printed before any work so wrong binding is seen at once.
   const int threads = Exec().concurrency();
@@ -50,23 +90,15 @@ int run_main(const Config& config, MPI_Comm comm, int rank) {
   }
 
   Simulation sim(config, comm);
+  if (restart) load_restart(*restart, sim);
   // Spectral diagnostics (issue 5): the FFT plans and buffers are built once, before the loop.
   std::unique_ptr<SpectralDiagnostics> spectral;
   if (config.spectral_check || config.spectral_every > 0)
     spectral = std::make_unique<SpectralDiagnostics>(sim.decomposition(), config);
-
-  // Issue 7: the first --warmup steps are untimed; then the timed steps, with progress lines
-  // when rank 0 runs in a terminal or --progress asks (rank 0 decides for everyone).
-  if (config.spectral_every > 0 && config.warmup > 0) spectral->record(sim.field(), 0);
-  sim.run(config.warmup);
-  sim.reset_timers();
+  CheckpointWriter checkpoints(config);
   double interval = progress_interval(config.progress, rank == 0 && interactive_terminal());
   mpi_check(MPI_Bcast(&interval, 1, MPI_DOUBLE, 0, comm), "MPI_Bcast");
-  if (config.spectral_every > 0)
-    run_recording_spectra(sim, *spectral, config.steps - config.warmup, config.spectral_every);
-  else
-    run_with_progress(sim, config.steps - config.warmup, interval, config.warmup, config.steps,
-                      std::cout);
+  run_time_loop(sim, config, checkpoints, spectral.get(), interval);
 
   Verification ver;
   if (config.verify) {
@@ -105,6 +137,8 @@ int run_main(const Config& config, MPI_Comm comm, int rank) {
   report.bindings = bindings;
   report.binding_warnings = warnings;
 
+  report.checkpoints = checkpoints.stats();
+  if (restart) report.restart_path = restart->path, report.restart_step = restart->meta.step;
   if (rank == 0) {
     print_report(std::cout, report);
     std::cout.flush();
@@ -122,7 +156,8 @@ int dispatch(int argc, char** argv, MPI_Comm comm, int rank) {
     const std::map<std::string, std::function<int(int, char**, MPI_Comm)>> benches{
         {"stencil", bench::stencil},
         {"alltoall", bench::alltoall},
-        {"fft", bench::fft}};
+        {"fft", bench::fft},
+        {"io", bench::io}};
     const std::string name = argc > 2 ? argv[2] : "";
     const auto it = benches.find(name);
     if (it == benches.end()) {
@@ -170,6 +205,12 @@ int main(int argc, char** argv) {
     // Every rank validated the same input and threw the same error: one message, exit 2.
     if (rank == 0) std::cerr << "miniapp: error: " << e.what() << "\n";
     status = 2;
+  } catch (const miniapp::CheckpointError& e) {
+    // Every rank agreed that the checkpoint failed: one message, then abort (HDF5 cannot be
+    // shut down cleanly after a failed collective write). The previous checkpoint is intact.
+    if (rank == 0) std::cerr << "miniapp: error: " << e.what() << std::endl;
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Abort(MPI_COMM_WORLD, 3);
   } catch (const std::exception& e) {
     // Possibly seen by this rank alone: the others may be waiting in MPI, so abort them.
     std::cerr << "miniapp: rank " << rank << ": fatal: " << e.what() << std::endl;

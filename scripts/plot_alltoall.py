@@ -8,13 +8,12 @@ variant dashed; the volume bound of each torus as a dotted horizontal line, 1.0 
 Below 1 the torus is faster than native.
 """
 import csv
+import os
 import sys
 from collections import defaultdict
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from miniapp_plot import new_figure, save_png  # noqa: E402
 
 
 def main(argv):
@@ -35,7 +34,7 @@ def main(argv):
     if not series:
         print(f"plot_alltoall.py: no torus rows in {src}", file=sys.stderr)
         return 1
-    fig, ax = plt.subplots(figsize=(9, 5.5))
+    fig, (ax,) = new_figure(width=9, height=5.5)
     for (dims, alg, variant, pieces, pipelined), pts in sorted(series.items()):
         pts.sort()
         label = f"{dims} {variant} vs native[{alg}]" + (f" C={pieces}" if pieces != "1" else "")
@@ -54,8 +53,7 @@ def main(argv):
     ax.set_title("Dimension-wise torus all-to-all vs native MPI_Alltoall")
     ax.legend(fontsize=7, ncol=2)
     ax.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    save_png(fig, out, src)
     print(f"wrote {out}")
     return 0
 

@@ -10,13 +10,12 @@ Diffusion damps mode k by g(k)^steps, so the high-k end falls first and fastest.
 """
 import argparse
 import csv
+import os
 import sys
 from collections import defaultdict
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from miniapp_plot import new_figure, plt, save_png  # noqa: E402
 
 
 def read_spectra(path):
@@ -43,7 +42,7 @@ def main():
     args = parser.parse_args()
 
     spectra = read_spectra(args.csv)
-    fig, ax = plt.subplots(figsize=(7, 5))
+    fig, (ax,) = new_figure(width=7, height=5)
     cmap = plt.get_cmap("viridis")
     keys = sorted(spectra)
     for i, key in enumerate(keys):
@@ -59,8 +58,7 @@ def main():
     ax.grid(True, which="both", alpha=0.3)
     if len(keys) <= 12:
         ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(args.output, dpi=100)
+    save_png(fig, args.output, args.csv)
     print(f"wrote {args.output} ({len(keys)} spectra)")
 
 

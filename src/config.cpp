@@ -122,6 +122,19 @@ void Config::validate() const {
   require(steps >= 0, "--steps=" + str(steps) + " must be >= 0");
   require(halo_width >= 1, "--halo-width=" + str(halo_width) + " must be >= 1");
 
+  // Checkpoints and restart (src/checkpoint.*)
+  require(checkpoint_every >= 0,
+          "--checkpoint-every=" + str(checkpoint_every) + " must be >= 0 (0 = no checkpoints)");
+  require(checkpoint_keep >= 1, "--checkpoint-keep=" + str(checkpoint_keep) + " must be >= 1");
+  require(checkpoint_alignment >= 1,
+          "--checkpoint-alignment=" + str(checkpoint_alignment) + " must be >= 1 byte");
+  require(checkpoint_cb_nodes >= 0,
+          "--checkpoint-cb-nodes=" + str(checkpoint_cb_nodes) + " must be >= 0 (0 = MPI default)");
+  require(checkpoint_cb_buffer >= 0, "--checkpoint-cb-buffer=" + str(checkpoint_cb_buffer) +
+                                         " must be >= 0 (0 = MPI default)");
+  require(!(checkpoint_every > 0 || restart == "latest") || !checkpoint_dir.empty(),
+          "--checkpoint-dir must not be empty");
+
   const Coefficients a = coefficients();
   require(std::isfinite(a.ax) && std::isfinite(a.ay) && std::isfinite(a.az),
           "coefficients a_d = kappa_d*dt/dx_d^2 are not finite (ax=" + str(a.ax) +
@@ -250,6 +263,29 @@ ParseOutcome parse_command_line(int argc, char** argv) {
   app.add_option("--spectral-every", c.spectral_every,
                  "write the energy spectrum E(|k|) every N steps (0 = never; all periodic)");
   app.add_option("--spectrum-file", c.spectrum_file, "CSV file of --spectral-every");
+  // Checkpoints and restart (src/checkpoint.*)
+  app.add_option("--checkpoint-every", c.checkpoint_every,
+                 "write a checkpoint every N steps (0 = never)");
+  app.add_option("--checkpoint-dir", c.checkpoint_dir,
+                 "directory of the checkpoints (created if missing)");
+  app.add_option("--checkpoint-keep", c.checkpoint_keep,
+                 "keep the last K complete checkpoints, delete older ones");
+  app.add_option("--restart", c.restart,
+                 "continue from a checkpoint FILE, or 'latest' in --checkpoint-dir; --steps "
+                 "counts from step 0, so a restart from step s runs steps-s more");
+  app.add_option("--checkpoint-layout", c.checkpoint_layout,
+                 "HDF5 dataset layout: contiguous|chunked (one chunk per writer block)")
+      ->check(CLI::IsMember({"contiguous", "chunked"}));
+  app.add_option("--checkpoint-alignment", c.checkpoint_alignment,
+                 "align HDF5 objects of at least this many bytes to this many bytes "
+                 "(file-system stripe size)");
+  app.add_option("--checkpoint-cb-nodes", c.checkpoint_cb_nodes,
+                 "MPI-IO hint cb_nodes: collective-buffering aggregators (0 = MPI default)");
+  app.add_option("--checkpoint-cb-buffer", c.checkpoint_cb_buffer,
+                 "MPI-IO hint cb_buffer_size in bytes (0 = MPI default)");
+  app.add_option("--checkpoint-cb-write", c.checkpoint_cb_write,
+                 "MPI-IO hint romio_cb_write: automatic|enable|disable")
+      ->check(CLI::IsMember({"automatic", "enable", "disable"}));
 
   ParseOutcome out;
   try {
@@ -289,6 +325,9 @@ ParseOutcome parse_command_line(int argc, char** argv) {
   c.config_path = app.get_option("--config")->as<std::string>();
   for (int i = 0; i < argc; ++i)  // issue 7: the report records the command line
     c.command_line += (i ? " " : "") + std::string(argv[i]);
+  // Which settings the user chose (a restart takes the others from the checkpoint).
+  for (const CLI::Option* opt : app.get_options())
+    if (opt->count() > 0) c.given.insert(opt->get_name());
   out.config = c;
   return out;
 }

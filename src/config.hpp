@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -62,6 +63,17 @@ struct Config {
   bool spectral_check = false;           ///< compare with the exact spectral evolution
   std::int64_t spectral_every = 0;       ///< energy spectrum every N steps (0 = never)
   std::string spectrum_file = "spectrum.csv";  ///< CSV of E(|k|) per recorded step
+  // Checkpoints and restart (src/checkpoint.*)
+  std::int64_t checkpoint_every = 0;             ///< steps between checkpoints (0 = none)
+  std::string checkpoint_dir = "checkpoints";    ///< where checkpoints go / `latest` is looked up
+  int checkpoint_keep = 2;                       ///< complete checkpoints kept (older ones deleted)
+  std::string restart;                           ///< checkpoint file or "latest" ("" = fresh start)
+  std::string checkpoint_layout = "contiguous";  ///< dataset layout: contiguous|chunked
+  std::int64_t checkpoint_alignment = 1 << 20;   ///< align file objects >= this many bytes
+  int checkpoint_cb_nodes = 0;                   ///< MPI-IO hint cb_nodes (0 = MPI default)
+  std::int64_t checkpoint_cb_buffer = 0;  ///< MPI-IO hint cb_buffer_size in bytes (0 = default)
+  std::string checkpoint_cb_write = "automatic";  ///< MPI-IO hint romio_cb_write
+  std::set<std::string> given;  ///< long option names set on the command line or TOML
 
   /// a_d = kappa_d * dt / dx_d^2.
   Coefficients coefficients() const;

@@ -112,6 +112,15 @@ void print_report(std::ostream& os, const RunReport& r) {
   os << "  field         sum " << fmt(r.summary.sum, "%.17g") << "  l2 "
      << fmt(r.summary.l2, "%.17g") << "  min " << fmt(r.summary.min, "%.6g") << "  max "
      << fmt(r.summary.max, "%.6g") << "\n";
+  // Checkpoints and restart (src/checkpoint.*)
+  if (!r.restart_path.empty())
+    os << "  restart       from " << r.restart_path << " at step " << r.restart_step << "\n";
+  if (r.checkpoints.count > 0)
+    os << "  checkpoints   " << r.checkpoints.count << " x "
+       << fmt(r.checkpoints.bytes / 1e6, "%.1f") << " MB in " << c.checkpoint_dir << ": "
+       << fmt(r.checkpoints.seconds_total / r.checkpoints.count, "%.4f") << " s each (max "
+       << fmt(r.checkpoints.seconds_max, "%.4f") << " s), " << fmt(r.checkpoints.gbps(), "%.3f")
+       << " GB/s write\n";
   if (r.verification.requested) {
     os << "  verification  max |u - exact| = " << fmt(r.verification.max_error, "%.3e")
        << " (tolerance " << fmt(r.verification.tolerance, "%.1e") << ")\n";
@@ -203,6 +212,21 @@ std::string report_json(const RunReport& r) {
   j.value("min", r.summary.min);
   j.value("max", r.summary.max);
   j.end_object();
+  // Checkpoints and restart (src/checkpoint.*)
+  if (!r.restart_path.empty())
+    j.begin_object("restart")
+        .value("path", r.restart_path)
+        .value("step", r.restart_step)
+        .end_object();
+  if (r.checkpoints.count > 0) {
+    j.begin_object("checkpoints");
+    j.value("count", r.checkpoints.count);
+    j.value("bytes_each", r.checkpoints.bytes);
+    j.value("seconds_total", r.checkpoints.seconds_total);
+    j.value("seconds_max", r.checkpoints.seconds_max);
+    j.value("write_gb_per_s", r.checkpoints.gbps());
+    j.end_object();
+  }
   if (r.verification.requested) {
     j.begin_object("verification");
     j.value("passed", r.verification.passed);

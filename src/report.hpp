@@ -7,6 +7,7 @@
 #include <ostream>
 #include <string>
 
+#include "checkpoint.hpp"
 #include "simulation.hpp"
 // Procurement (issue 7)
 #include <vector>
@@ -52,6 +53,10 @@ struct RunReport {
   std::vector<RankBinding> bindings;  ///< every rank's host and CPUs (set by the driver)
   std::vector<std::string> binding_warnings;
   Validation validation;  ///< named checks and verdict (set by the driver)
+  // Checkpoints and restart (src/checkpoint.*), filled in by the driver.
+  CheckpointStats checkpoints;
+  std::string restart_path;      ///< "" for a fresh start
+  std::int64_t restart_step = 0;
 };
 
 /// Version of the JSON report's layout: minor for added fields, major for changed ones.

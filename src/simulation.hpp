@@ -44,6 +44,10 @@ class Simulation {
   const HaloExchange& halo() const { return *halo_; }
   const PhaseTimes& times() const { return times_; }
   std::int64_t steps_done() const { return steps_done_; }
+  /// Continue a restored field: it holds step `step` (read from a checkpoint). Not collective.
+  void start_at(std::int64_t step) { first_step_ = step; }
+  /// The step the field holds, counted from the initial condition (step 0).
+  std::int64_t step() const { return first_step_ + steps_done_; }
   /// Reset timers and halo counters (after a warm-up).
   void reset_timers();
 
@@ -55,6 +59,7 @@ class Simulation {
   Coefficients a_;
   PhaseTimes times_;
   std::int64_t steps_done_ = 0;
+  std::int64_t first_step_ = 0;  ///< step of the field at construction (restart)
 };
 
 /// The rank grid a run on nranks would use: config.ranks with zeros chosen to minimise the

@@ -181,16 +181,4 @@ SpectralCheckResult SpectralDiagnostics::check(const Field& u, std::int64_t step
                         decomp_.comm());
 }
 
-void run_recording_spectra(Simulation& sim, SpectralDiagnostics& spectral, std::int64_t steps,
-                           std::int64_t every) {
-  const std::int64_t start = sim.steps_done();
-  spectral.record(sim.field(), start);
-  for (std::int64_t done = 0; done < steps;) {
-    const std::int64_t chunk = std::min(every, steps - done);
-    sim.run(chunk);
-    done += chunk;
-    spectral.record(sim.field(), start + done);
-  }
-}
-
 }  // namespace miniapp

@@ -91,9 +91,4 @@ class SpectralDiagnostics {
   std::ofstream csv_;
 };
 
-/// Run sim for `steps` steps, recording the spectrum at step 0, every `every` steps and at
-/// the end (the spectra are computed between sim.run() calls, outside its timers). Collective.
-void run_recording_spectra(Simulation& sim, SpectralDiagnostics& spectral, std::int64_t steps,
-                           std::int64_t every);
-
 }  // namespace miniapp

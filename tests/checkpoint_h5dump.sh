@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# `h5dump -H` shows the documented layout: dataset "field" of dims (NZ, NY, NX) float64 and
+# every root attribute. Usage: checkpoint_h5dump.sh H5DUMP
+source "$(dirname "$0")/checkpoint_lib.sh"
+H5DUMP=${1:?h5dump}
+digest 2 --grid 13 10 9 --steps 2 --checkpoint-every 2 --checkpoint-dir "$WORK" > /dev/null
+file=$WORK/checkpoint_0000000002.h5
+[ -f "${file%.h5}.xmf" ] || fail "no XDMF sidecar"
+grep -q 'Dimensions="9 10 13"' "${file%.h5}.xmf" || fail "XDMF sidecar does not give z y x dims"
+out=$("$H5DUMP" -H "$file")
+printf '%s\n' "$out"
+grep -Eq 'DATASET "field"' <<< "$out" || fail "no dataset field"
+grep -A2 'DATASET "field"' <<< "$out" | grep -q 'H5T_IEEE_F64LE' || fail "field is not float64"
+grep -q 'SIMPLE { ( 9, 10, 13 ) / ( 9, 10, 13 ) }' <<< "$out" || fail "field dims are not (NZ, NY, NX)"
+for a in step time grid_xyz spacing_xyz kappa_xyz dt bc_xyz bc_value stencil init seed \
+         miniapp_version writer_ranks_xyz digest axis_order; do
+  grep -q "ATTRIBUTE \"$a\"" <<< "$out" || fail "attribute $a missing"
+done
+echo "ok: h5dump -H shows dataset field (9, 10, 13) and all attributes"
