@@ -41,6 +41,10 @@ RunReport make_report(const Simulation& sim, const Verification& verification) {
   const double steps = r.steps > 0 ? double(r.steps) : 1.0;
   r.messages_per_step = reduce_stat(double(h.messages) / steps, comm);
   r.bytes_per_step = reduce_stat(double(h.bytes) / steps, comm);
+  r.redundant_per_step = reduce_stat(double(t.redundant) / steps, comm);
+  r.hidden = reduce_stat(t.hidden, comm);
+  r.refill = reduce_stat(t.refill, comm);
+  r.start = reduce_stat(h.start, comm);
   const double cells = double(r.config.grid[0]) * r.config.grid[1] * r.config.grid[2];
   r.cell_updates_per_second = r.loop.max > 0 ? cells * double(r.steps) / r.loop.max : 0.0;
   r.summary = sim.summary();
@@ -65,7 +69,8 @@ std::string triple(const Index3& v, const char* sep = " x ") {
 void print_report(std::ostream& os, const RunReport& r) {
   const Config& c = r.config;
   const Coefficients a = c.coefficients();
-  os << "miniapp " << kVersion << ": 3D diffusion, 7-point stencil\n";
+  os << "miniapp " << kVersion << ": " << (c.two_d() ? "2D" : "3D") << " diffusion, "
+     << c.stencil << "-point stencil\n";
   os << "  grid          " << triple(c.grid) << " cells, bc x=" << to_string(c.bc[0])
      << " y=" << to_string(c.bc[1]) << " z=" << to_string(c.bc[2]) << " (dirichlet value "
      << fmt(c.bc_value) << ")\n";
@@ -75,10 +80,14 @@ void print_report(std::ostream& os, const RunReport& r) {
   os << "  coefficients  ax=" << fmt(a.ax) << " ay=" << fmt(a.ay) << " az=" << fmt(a.az)
      << " (dt=" << fmt(c.dt) << " s), init " << to_string(c.init) << ", " << r.steps
      << " steps\n";
-  os << "  halo          dim-ordered, width " << c.halo_width << ": "
+  os << "  halo          " << to_string(c.halo_mode) << " (pack " << to_string(c.pack)
+     << (c.overlap ? ", overlap" : "") << "), width " << c.halo_width << ": "
      << fmt(r.messages_per_step.avg, "%.1f") << " messages, "
      << fmt(r.bytes_per_step.min, "%.0f") << "/" << fmt(r.bytes_per_step.avg, "%.0f") << "/"
      << fmt(r.bytes_per_step.max, "%.0f") << " B per step per rank (min/avg/max)\n";
+  os << "  redundant     " << fmt(r.redundant_per_step.min, "%.0f") << "/"
+     << fmt(r.redundant_per_step.avg, "%.0f") << "/" << fmt(r.redundant_per_step.max, "%.0f")
+     << " extra cell updates per step per rank (min/avg/max; deep halo)\n";
   os << "  time [s]           min          avg          max\n";
   auto row = [&](const char* name, const Stat& s) {
     os << "    " << std::left << std::setw(12) << name << std::right << fmt(s.min, "%12.6f")
@@ -89,6 +98,9 @@ void print_report(std::ostream& os, const RunReport& r) {
   row("mpi wait", r.wait);
   row("unpack", r.unpack);
   row("boundary", r.boundary);
+  row("mpi start", r.start);
+  row("refill", r.refill);
+  if (c.overlap) row("comm hidden", r.hidden);
   row("loop", r.loop);
   os << "  throughput    " << fmt(r.cell_updates_per_second, "%.4e")
      << " cell updates/s (global cells x steps / slowest rank's loop time)\n";
@@ -134,6 +146,11 @@ std::string report_json(const RunReport& r) {
   j.value("init", to_string(c.init));
   j.value("seed", std::int64_t(c.seed));
   j.value("halo_width", c.halo_width);
+  j.value("stencil", c.stencil);
+  j.value("halo_mode", to_string(c.halo_mode));
+  j.value("pack", to_string(c.pack));
+  j.value("overlap", c.overlap);
+  j.value("two_d", c.two_d());
   j.end_object();
   j.value("nranks", r.nranks);
   j.value("threads_per_rank", r.threads);
@@ -148,10 +165,14 @@ std::string report_json(const RunReport& r) {
   stat("mpi_wait", r.wait);
   stat("unpack", r.unpack);
   stat("boundary", r.boundary);
+  stat("mpi_start", r.start);
+  stat("refill", r.refill);
+  stat("comm_hidden", r.hidden);
   j.end_object();
   j.begin_object("halo_per_step_per_rank");
   stat("messages", r.messages_per_step);
   stat("bytes", r.bytes_per_step);
+  stat("redundant_updates", r.redundant_per_step);
   j.end_object();
   j.value("cell_updates_per_second", r.cell_updates_per_second);
   j.begin_object("field");
