@@ -8,5 +8,6 @@
 namespace miniapp::bench {
 
 int stencil(int argc, char** argv, MPI_Comm comm);
+int halo(int argc, char** argv, MPI_Comm comm);  // halo exchange family (issue 3)
 
 }  // namespace miniapp::bench

@@ -60,7 +60,8 @@ int run_main(const Config& config, MPI_Comm comm, int rank) {
 int dispatch(int argc, char** argv, MPI_Comm comm, int rank) {
   if (argc > 1 && std::strcmp(argv[1], "bench") == 0) {
     const std::map<std::string, std::function<int(int, char**, MPI_Comm)>> benches{
-        {"stencil", bench::stencil}};
+        {"stencil", bench::stencil},
+        {"halo", bench::halo}};  // halo exchange family (issue 3)
     const std::string name = argc > 2 ? argv[2] : "";
     const auto it = benches.find(name);
     if (it == benches.end()) {
