@@ -80,7 +80,9 @@ void print_report(std::ostream& os, const RunReport& r) {
   os << "  coefficients  ax=" << fmt(a.ax) << " ay=" << fmt(a.ay) << " az=" << fmt(a.az)
      << " (dt=" << fmt(c.dt) << " s), init " << to_string(c.init) << ", " << r.steps
      << " steps\n";
-  os << "  halo          " << to_string(c.halo_mode) << " (pack " << to_string(c.pack)
+  os << "  halo          " << to_string(c.halo_mode) << " ("
+     << (c.halo_mode == HaloMode::NeighborColl ? "subarray datatypes"
+                                                : std::string("pack ") + to_string(c.pack))
      << (c.overlap ? ", overlap" : "") << "), width " << c.halo_width << ": "
      << fmt(r.messages_per_step.avg, "%.1f") << " messages, "
      << fmt(r.bytes_per_step.min, "%.0f") << "/" << fmt(r.bytes_per_step.avg, "%.0f") << "/"
