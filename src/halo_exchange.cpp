@@ -91,15 +91,69 @@ PointToPointHalo::PointToPointHalo(const Decomposition& decomp, const Field& sha
   phase_messages_.resize(std::size_t(plan_.phases));
   for (std::size_t m = 0; m < plan_.messages.size(); ++m)
     phase_messages_[std::size_t(plan_.messages[m].phase)].push_back(int(m));
-  for (const HaloMessage& m : plan_.messages) {
-    if (pack_ == PackKind::Kernel) {
-      send_buf_.emplace_back("miniapp::halo::send", std::size_t(m.send.count()));
-      recv_buf_.emplace_back("miniapp::halo::recv", std::size_t(m.recv.count()));
-    } else {
+  send_off_.resize(plan_.messages.size());
+  recv_off_.resize(plan_.messages.size());
+  if (pack_ == PackKind::Kernel) {
+    for (const std::vector<int>& msgs : phase_messages_) {
+      send_table_.push_back(make_table(msgs, true));
+      recv_table_.push_back(make_table(msgs, false));
+    }
+  } else {
+    for (const HaloMessage& m : plan_.messages) {
       send_type_.push_back(subarray(ext_, m.send));
       recv_type_.push_back(subarray(ext_, m.recv));
     }
   }
+}
+
+PointToPointHalo::PackTable PointToPointHalo::make_table(const std::vector<int>& messages,
+                                                         bool send) {
+  std::vector<PackEntry> host;
+  std::int64_t offset = 0, lines = 0;
+  for (int mi : messages) {
+    const HaloMessage& m = plan_.messages[std::size_t(mi)];
+    const Box& b = send ? m.send : m.recv;
+    (send ? send_off_ : recv_off_)[std::size_t(mi)] = offset;
+    host.push_back(
+        {{b.lo[0], b.lo[1], b.lo[2]}, {b.extent(0), b.extent(1), b.extent(2)}, offset, lines});
+    offset += b.count();
+    lines += std::int64_t(b.extent(1)) * b.extent(2);
+  }
+  PackTable t;
+  t.lines = lines;
+  t.buffer = Kokkos::View<double*, Memory>(send ? "miniapp::halo::send" : "miniapp::halo::recv",
+                                           std::size_t(std::max<std::int64_t>(offset, 1)));
+  t.entries = Kokkos::View<PackEntry*, Memory>("miniapp::halo::table", host.size());
+  auto mirror = Kokkos::create_mirror_view(t.entries);
+  for (std::size_t i = 0; i < host.size(); ++i) mirror(i) = host[i];
+  Kokkos::deep_copy(t.entries, mirror);
+  return t;
+}
+
+void PointToPointHalo::run_table(Field& u, const PackTable& t, bool pack) {
+  if (t.lines == 0) return;
+  const auto entries = t.entries;
+  const int count = int(entries.extent(0));
+  double* buf = t.buffer.data();
+  double* field = u.data();
+  const Field f = u;
+  // One kernel over the x-lines of all the phase's boxes; a line finds its box by a scan of
+  // the (at most 26) entries. Values are stored x fastest per box, boxes one after another.
+  Kokkos::parallel_for(
+      pack ? "miniapp::halo::pack" : "miniapp::halo::unpack", Kokkos::RangePolicy<Exec>(0, t.lines),
+      KOKKOS_LAMBDA(const std::int64_t line) {
+        int b = 0;
+        while (b + 1 < count && entries(b + 1).first_line <= line) ++b;
+        const PackEntry& e = entries(b);
+        const std::int64_t l = line - e.first_line;
+        const int j = int(l % e.n[1]), k = int(l / e.n[1]);
+        double* p = buf + e.offset + std::int64_t(e.n[0]) * l;
+        double* q = field + f.index(e.lo[0], e.lo[1] + j, e.lo[2] + k);
+        if (pack)
+          for (int i = 0; i < e.n[0]; ++i) p[i] = q[i];
+        else
+          for (int i = 0; i < e.n[0]; ++i) q[i] = p[i];
+      });
 }
 
 PointToPointHalo::~PointToPointHalo() {
@@ -127,11 +181,11 @@ PointToPointHalo::Requests& PointToPointHalo::requests_for(Field& u) {
       const HaloMessage& m = plan_.messages[std::size_t(mi)];
       MPI_Request rr = MPI_REQUEST_NULL, sr = MPI_REQUEST_NULL;
       if (pack_ == PackKind::Kernel) {
-        mpi_check(MPI_Recv_init(recv_buf_[std::size_t(mi)].data(), int(m.recv.count()), MPI_DOUBLE,
-                                m.peer, m.recv_tag, comm_, &rr),
+        mpi_check(MPI_Recv_init(recv_table_[p].buffer.data() + recv_off_[std::size_t(mi)],
+                                int(m.recv.count()), MPI_DOUBLE, m.peer, m.recv_tag, comm_, &rr),
                   "MPI_Recv_init (halo)");
-        mpi_check(MPI_Send_init(send_buf_[std::size_t(mi)].data(), int(m.send.count()), MPI_DOUBLE,
-                                m.peer, m.send_tag, comm_, &sr),
+        mpi_check(MPI_Send_init(send_table_[p].buffer.data() + send_off_[std::size_t(mi)],
+                                int(m.send.count()), MPI_DOUBLE, m.peer, m.send_tag, comm_, &sr),
                   "MPI_Send_init (halo)");
       } else {
         mpi_check(
@@ -165,9 +219,7 @@ void PointToPointHalo::start_phase(Field& u, int phase) {
   counters_.start += MPI_Wtime() - t;
   if (pack_ == PackKind::Kernel) {
     t = MPI_Wtime();
-    for (int mi : phase_messages_[std::size_t(phase)])
-      pack_box(u, plan_.messages[std::size_t(mi)].send, send_buf_[std::size_t(mi)].data(),
-               "miniapp::halo::pack");
+    run_table(u, send_table_[std::size_t(phase)], true);
     Kokkos::fence();  // the buffers must be complete before MPI reads them
     counters_.pack += MPI_Wtime() - t;
   } else {
@@ -183,9 +235,7 @@ void PointToPointHalo::start_phase(Field& u, int phase) {
 void PointToPointHalo::complete_phase(Field& u, int phase) {
   if (pack_ == PackKind::Kernel) {
     const double t = MPI_Wtime();
-    for (int mi : phase_messages_[std::size_t(phase)])
-      unpack_box(u, plan_.messages[std::size_t(mi)].recv, recv_buf_[std::size_t(mi)].data(),
-                 "miniapp::halo::unpack");
+    run_table(u, recv_table_[std::size_t(phase)], false);
     Kokkos::fence();
     counters_.unpack += MPI_Wtime() - t;
   }

@@ -8,8 +8,9 @@
 //
 //   PointToPointHalo   dim-ordered, neighbors26, faces: persistent requests
 //                      (MPI_Send_init / MPI_Recv_init, MPI_Startall every exchange, per phase:
-//                      receives first, then pack, then sends). --pack kernel packs with Kokkos
-//                      kernels into buffers allocated once; --pack datatype sends subarray
+//                      receives first, then pack, then sends). --pack kernel packs all boxes of
+//                      a phase with one Kokkos kernel into one buffer allocated once (and
+//                      unpacks likewise); --pack datatype sends subarray
 //                      datatypes of the field in place (one request set per field buffer,
 //                      since the time loop swaps two fields).
 //   NeighborCollHalo   neighbor-coll: one MPI_Ineighbor_alltoallw on a distributed graph
@@ -114,14 +115,30 @@ class PointToPointHalo final : public HaloExchange {
   void start_phase(Field& u, int phase);
   void complete_phase(Field& u, int phase);
 
+  /// One box of a fused pack/unpack kernel: its cells sit at `offset` in the phase buffer.
+  struct PackEntry {
+    int lo[3], n[3];
+    std::int64_t offset;      ///< first value in the phase buffer
+    std::int64_t first_line;  ///< first x-line of this box among the phase's boxes
+  };
+  /// Everything one phase packs (or unpacks) in a single kernel.
+  struct PackTable {
+    Kokkos::View<PackEntry*, Memory> entries;
+    Kokkos::View<double*, Memory> buffer;
+    std::int64_t lines = 0;
+  };
+  PackTable make_table(const std::vector<int>& messages, bool send);
+  void run_table(Field& u, const PackTable& t, bool pack);
+
   PackKind pack_;
   int self_;
-  std::vector<std::vector<int>> phase_messages_;                    ///< message indices per phase
-  std::vector<Kokkos::View<double*, Memory>> send_buf_, recv_buf_;  ///< kernel packing
-  std::vector<MPI_Datatype> send_type_, recv_type_;                 ///< datatype packing
-  std::map<const double*, Requests> requests_;                      ///< keyed by the field's data
-  std::vector<MPI_Request> active_;  ///< the current phase's requests
-  int phase_ = -1;                   ///< current phase, -1 when idle
+  std::vector<std::vector<int>> phase_messages_;     ///< message indices per phase
+  std::vector<PackTable> send_table_, recv_table_;   ///< per phase (kernel packing)
+  std::vector<std::int64_t> send_off_, recv_off_;    ///< per message: offset in its phase buffer
+  std::vector<MPI_Datatype> send_type_, recv_type_;  ///< datatype packing
+  std::map<const double*, Requests> requests_;       ///< keyed by the field's data
+  std::vector<MPI_Request> active_;                  ///< the current phase's requests
+  int phase_ = -1;                                   ///< current phase, -1 when idle
 };
 
 /// Neighbourhood-collective executor (neighbors26 pattern, one MPI_Ineighbor_alltoallw).
