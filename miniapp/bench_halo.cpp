@@ -126,6 +126,10 @@ int halo(int argc, char** argv, MPI_Comm comm) {
   app.add_option("--reps", reps, "exchanges timed alone, and ping-pongs per message size")
       ->check(CLI::Range(1, 100000));
   app.add_option("--json", json_path, "write the table as JSON to this file");
+  std::vector<double> petsc_seconds;
+  app.add_option("--petsc-seconds", petsc_seconds,
+                 "pairs H SECONDS: PETSc DMGlobalToLocal time per exchange measured by "
+                 "miniapp_petsc_halo on the same grid and ranks, to print ours/PETSc ratios");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -209,6 +213,13 @@ int halo(int argc, char** argv, MPI_Comm comm) {
           rows.push_back(row);
         }
 
+  // The PETSc peer runs as its own executable (miniapp_petsc_halo, see its header comment):
+  // Debian's PETSc loads Trilinos' copy of Kokkos, which cannot share a process with ours.
+  // --petsc-seconds passes its measured time per exchange (per H) to print the ratios here.
+  std::map<int, double> petsc;
+  for (std::size_t i = 0; i + 1 < petsc_seconds.size(); i += 2)
+    petsc[int(petsc_seconds[i])] = petsc_seconds[i + 1];
+
   if (rank == 0) {
     std::printf(
         "bench halo: %d rank(s) = %d x %d x %d, %d thread(s) each, grid %d x %d x %d "
@@ -233,6 +244,17 @@ int halo(int argc, char** argv, MPI_Comm comm) {
       else
         std::printf(" %9.1f %9.1f %5.2f\n", r.exchange * 1e6, r.bound * 1e6,
                     r.bound > 0 ? r.exchange / r.bound : 0.0);
+    }
+    if (petsc.empty())
+      std::printf(
+          "  PETSc peer: not built (configure with PETSc installed, MINIAPP_WITH_PETSC=ON)\n");
+    for (const auto& [h, tp] : petsc) {
+      std::printf("  PETSc DMDA BOX DMGlobalToLocal, H=%d: %9.1f us per exchange;", h, tp * 1e6);
+      for (const Row& r : rows)
+        if (r.c.halo_width == h && !r.c.overlap)
+          std::printf("  %s/%s %.2fx", to_string(r.c.halo_mode), to_string(r.c.pack),
+                      r.exchange / tp);
+      std::printf("  (ours / PETSc)\n");
     }
     if (!json_path.empty()) {
       JsonWriter j;
@@ -270,6 +292,10 @@ int halo(int argc, char** argv, MPI_Comm comm) {
         }
         j.end_object();
       }
+      j.end_array();
+      j.begin_array("petsc_dmda_global_to_local");
+      for (const auto& [h, tp] : petsc)
+        j.begin_object().value("halo_width", h).value("exchange_s", tp).end_object();
       j.end_array();
       j.end_object();
       std::ofstream out(json_path);
