@@ -87,3 +87,6 @@ miniapp_add_cli_test(NAME seed_2d_16x1 RANKS 16 EXIT 0 TIMEOUT 120 REGEX "17440/
                      ARGS --grid 1024 1024 1 --ranks 16 1 1 --steps 1)
 miniapp_add_cli_test(NAME seed_2d_4x4_deep RANKS 16 EXIT 0 TIMEOUT 120 REGEX "8448/8448/8448 B per step"
                      ARGS --grid 1024 1024 1 --ranks 4 4 1 --steps 8 --halo-width 8)
+miniapp_add_cli_test(NAME bench_halo_smoke RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
+                     REGEX "neighbor-coll +subarray +2 +on"
+                     ARGS bench halo --n 8 --widths 1 2 --steps 2 --warmup 0 --reps 1)
