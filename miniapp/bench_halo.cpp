@@ -252,7 +252,8 @@ int halo(int argc, char** argv, MPI_Comm comm) {
     }
     if (petsc.empty())
       std::printf(
-          "  PETSc peer: not built (configure with PETSc installed, MINIAPP_WITH_PETSC=ON)\n");
+          "  PETSc peer: not given; run scripts/bench_halo_vs_petsc.sh (needs PETSc at "
+          "configure time) or pass --petsc-seconds H SECONDS ...\n");
     for (const auto& [h, tp] : petsc) {
       std::printf("  PETSc DMDA BOX DMGlobalToLocal, H=%d: %9.1f us per exchange;", h, tp * 1e6);
       for (const Row& r : rows)
