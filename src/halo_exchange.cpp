@@ -84,8 +84,7 @@ PointToPointHalo::PointToPointHalo(const Decomposition& decomp, const Field& sha
           decomp, shape,
           plan_halo(mode, neighborhood_of(decomp), shape.n(), shape.halo(), two_d_of(decomp)), bc,
           bc_value),
-      pack_(pack),
-      self_(decomp.rank()) {
+      pack_(pack) {
   if (mode == HaloMode::NeighborColl)
     throw std::logic_error("PointToPointHalo: neighbor-coll is executed by NeighborCollHalo");
   phase_messages_.resize(std::size_t(plan_.phases));

@@ -131,7 +131,6 @@ class PointToPointHalo final : public HaloExchange {
   void run_table(Field& u, const PackTable& t, bool pack);
 
   PackKind pack_;
-  int self_;
   std::vector<std::vector<int>> phase_messages_;     ///< message indices per phase
   std::vector<PackTable> send_table_, recv_table_;   ///< per phase (kernel packing)
   std::vector<std::int64_t> send_off_, recv_off_;    ///< per message: offset in its phase buffer

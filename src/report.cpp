@@ -84,7 +84,8 @@ void print_report(std::ostream& os, const RunReport& r) {
      << (c.halo_mode == HaloMode::NeighborColl ? "subarray datatypes"
                                                 : std::string("pack ") + to_string(c.pack))
      << (c.overlap ? ", overlap" : "") << "), width " << c.halo_width << ": "
-     << fmt(r.messages_per_step.avg, "%.1f") << " messages, "
+     << fmt(r.messages_per_step.min, "%.2f") << "/" << fmt(r.messages_per_step.avg, "%.2f") << "/"
+     << fmt(r.messages_per_step.max, "%.2f") << " messages, "
      << fmt(r.bytes_per_step.min, "%.0f") << "/" << fmt(r.bytes_per_step.avg, "%.0f") << "/"
      << fmt(r.bytes_per_step.max, "%.0f") << " B per step per rank (min/avg/max)\n";
   os << "  redundant     " << fmt(r.redundant_per_step.min, "%.0f") << "/"
