@@ -35,7 +35,7 @@ int run_main(const Config& config, MPI_Comm comm, int rank) {
   Verification ver;
   if (config.verify) {
     const InitialCondition ic = InitialCondition::from(config);
-    const double g = ic.sine_growth(config.coefficients());
+    const double g = ic.sine_growth(config.coefficients(), config.stencil);
     double amplitude = 1.0;
     for (std::int64_t s = 0; s < config.steps; ++s) amplitude *= g;
     ver.requested = true;

@@ -90,3 +90,6 @@ miniapp_add_cli_test(NAME seed_2d_4x4_deep RANKS 16 EXIT 0 TIMEOUT 120 REGEX "84
 miniapp_add_cli_test(NAME bench_halo_smoke RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
                      REGEX "neighbor-coll +subarray +2 +on"
                      ARGS bench halo --n 8 --widths 1 2 --steps 2 --warmup 0 --reps 1)
+miniapp_add_cli_test(NAME verify_27_point RANKS 2 EXIT 0 REGEX "VERIFICATION PASSED"
+                     ARGS --grid 16 12 8 --init sine --sine-mode 1 2 1 --stencil 27 --dt 0.3
+                          --steps 20 --verify --halo neighbor-coll --halo-width 2)
