@@ -14,5 +14,6 @@ int alltoall(int argc, char** argv, MPI_Comm comm);
 int fft(int argc, char** argv, MPI_Comm comm);
 /// Checkpoint write/read bandwidth vs raw pwrite+fsync / pread (miniapp/bench_io.cpp).
 int io(int argc, char** argv, MPI_Comm comm);
+int halo(int argc, char** argv, MPI_Comm comm);  // halo exchange family (issue 3)
 
 }  // namespace miniapp::bench

@@ -103,7 +103,7 @@ int run_main(Config config, MPI_Comm comm, int rank) {
   Verification ver;
   if (config.verify) {
     const InitialCondition ic = InitialCondition::from(config);
-    const double g = ic.sine_growth(config.coefficients());
+    const double g = ic.sine_growth(config.coefficients(), config.stencil);
     double amplitude = 1.0;
     for (std::int64_t s = 0; s < config.steps; ++s) amplitude *= g;
     ver.requested = true;
@@ -155,6 +155,7 @@ int dispatch(int argc, char** argv, MPI_Comm comm, int rank) {
   if (argc > 1 && std::strcmp(argv[1], "bench") == 0) {
     const std::map<std::string, std::function<int(int, char**, MPI_Comm)>> benches{
         {"stencil", bench::stencil},
+        {"halo", bench::halo},
         {"alltoall", bench::alltoall},
         {"fft", bench::fft},
         {"io", bench::io}};

@@ -410,7 +410,7 @@ CheckpointMeta make_checkpoint_meta(const Config& c, std::int64_t step, const In
   m.init = c.init;
   m.seed = c.seed;
   m.writer_ranks = ranks;
-  copy_cstr(m.stencil, sizeof m.stencil, kCheckpointStencil);
+  copy_cstr(m.stencil, sizeof m.stencil, stencil_name(c.stencil));
   copy_cstr(m.version, sizeof m.version, kVersion);
   return m;
 }
@@ -632,9 +632,14 @@ Config merge_restart_config(const Config& config, const CheckpointMeta& m,
   if (given("--dt") && !same(c.dt, m.dt)) conflict("--dt", str(c.dt), str(m.dt));
   if (given("--bc-value") && !same(c.bc_value, m.bc_value))
     conflict("--bc-value", str(c.bc_value), str(m.bc_value));
-  if (std::string(m.stencil) != kCheckpointStencil)
-    throw ConfigError(where + "the checkpoint was computed with the '" + m.stencil +
-                      "' stencil; this miniapp runs the '" + kCheckpointStencil + "' stencil");
+  const int file_stencil = std::string(m.stencil) == stencil_name(27) ? 27
+                           : std::string(m.stencil) == stencil_name(7) ? 7
+                                                                       : 0;
+  if (file_stencil == 0)
+    throw ConfigError(where + "the checkpoint names the unknown stencil '" + m.stencil + "'");
+  if (given("--stencil") && c.stencil != file_stencil)
+    conflict("--stencil", str(c.stencil), str(file_stencil));
+  c.stencil = file_stencil;
   c.spacing = m.spacing;
   c.kappa = m.kappa;
   c.bc = m.bc;

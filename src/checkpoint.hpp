@@ -67,8 +67,8 @@ struct CheckpointMeta {
   char version[32] = {};
 };
 
-/// The stencil name stored in checkpoints and compared on restart.
-inline constexpr const char* kCheckpointStencil = "7-point";
+/// The stencil name stored in checkpoints (attribute "stencil") and compared on restart.
+inline const char* stencil_name(int points) { return points == 27 ? "27-point" : "7-point"; }
 
 /// HDF5 / MPI-IO settings of the writer, from the --checkpoint-* options.
 struct CheckpointTunables {

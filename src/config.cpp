@@ -28,6 +28,18 @@ const char* to_string(InitKind k) {
   return "?";
 }
 
+const char* to_string(HaloMode m) {
+  switch (m) {
+    case HaloMode::DimOrdered: return "dim-ordered";
+    case HaloMode::Neighbors26: return "neighbors26";
+    case HaloMode::NeighborColl: return "neighbor-coll";
+    case HaloMode::Faces: return "faces";
+  }
+  return "?";
+}
+
+const char* to_string(PackKind p) { return p == PackKind::Kernel ? "kernel" : "datatype"; }
+
 Coefficients Config::coefficients() const {
   return {kappa[0] * dt / (spacing[0] * spacing[0]), kappa[1] * dt / (spacing[1] * spacing[1]),
           kappa[2] * dt / (spacing[2] * spacing[2])};
@@ -120,7 +132,8 @@ void Config::validate() const {
   require(std::isfinite(dt) && dt > 0, "--dt=" + str(dt) + " must be finite and > 0");
   require(std::isfinite(bc_value), "--bc-value=" + str(bc_value) + " must be finite");
   require(steps >= 0, "--steps=" + str(steps) + " must be >= 0");
-  require(halo_width >= 1, "--halo-width=" + str(halo_width) + " must be >= 1");
+  require(halo_width >= 1, "--halo-width=" + str(halo_width) +
+                              " is below the stencil radius 1 (must be >= 1)");
 
   // Checkpoints and restart (src/checkpoint.*)
   require(checkpoint_every >= 0,
@@ -140,7 +153,7 @@ void Config::validate() const {
           "coefficients a_d = kappa_d*dt/dx_d^2 are not finite (ax=" + str(a.ax) +
               ", ay=" + str(a.ay) + ", az=" + str(a.az) + ")");
   const double sum = 2.0 * (a.ax + a.ay + a.az);
-  require(sum <= 1.0, "unstable: 2*(ax+ay+az) = " + str(sum) + " > 1 (ax=" + str(a.ax) +
+  require(stencil != 7 || sum <= 1.0, "unstable: 2*(ax+ay+az) = " + str(sum) + " > 1 (ax=" + str(a.ax) +
                           ", ay=" + str(a.ay) + ", az=" + str(a.az) +
                           "); reduce --dt or --kappa, or increase --spacing");
 
@@ -164,6 +177,33 @@ void Config::validate() const {
                   to_string(bc[d]));
   }
   if (spectral_every > 0) require(!spectrum_file.empty(), "--spectrum-file must not be empty");
+  // Halo exchange family and stencils (issue 3).
+  require(stencil == 7 || stencil == 27,
+          "--stencil=" + str(stencil) + " must be 7 (star) or 27 (box)");
+  if (stencil == 27) {
+    const double g = stability_number27(a);
+    require(g <= 1.0, "unstable: the 27-point stability number max_x sum_d 2*a_d*x_d*"
+                      "(1-x_e/3)*(1-x_f/3) = " + str(g) + " > 1 (ax=" + str(a.ax) + ", ay=" +
+                      str(a.ay) + ", az=" + str(a.az) +
+                      "); reduce --dt or --kappa, or increase --spacing");
+  }
+  if (halo_mode == HaloMode::Faces) {
+    require(stencil == 7, "--halo faces sends no edges or corners, which the 27-point stencil "
+                          "reads: use --halo dim-ordered, neighbors26 or neighbor-coll");
+    require(halo_width == 1, "--halo faces works at --halo-width 1 only (got " +
+                                 str(halo_width) + "): deeper halos update ghost cells, which "
+                                 "needs edge and corner ghosts even for the 7-point stencil");
+  }
+  require(!(halo_mode == HaloMode::NeighborColl && pack == PackKind::Datatype),
+          "--pack datatype does not apply to --halo neighbor-coll: the neighbourhood collective "
+          "always sends subarray datatypes in place (--pack chooses for the point-to-point modes)");
+  if (two_d())
+    require(bc[2] != Boundary::Dirichlet,
+            "--grid NZ=1 runs as a 2D problem (no z term): --bc z must be periodic or neumann, "
+            "not dirichlet");
+  if (two_d())
+    require(ranks[2] <= 1, "--grid NZ=1 runs as a 2D problem: --ranks PZ must be 0 or 1 (got " +
+                               str(ranks[2]) + ")");
 
   if (verify) {
     require(init == InitKind::Sine, "--verify needs --init sine (the exact discrete solution)");
@@ -191,7 +231,7 @@ void Config::validate_for(int nranks) const {
                                        str(product) + ") do not divide the " + str(nranks) +
                                        " MPI ranks");
   for (int d = 0; d < 3; ++d)
-    if (ranks[d] > 0)
+    if (ranks[d] > 0 && !(d == 2 && two_d()))  // a 2D problem has no z halo
       require(grid[d] >= ranks[d] * halo_width,
               std::string("--grid: N") + char('X' + d) + "=" + str(grid[d]) +
                   " has fewer cells than " + str(ranks[d]) + " ranks x halo width " +
@@ -286,6 +326,22 @@ ParseOutcome parse_command_line(int argc, char** argv) {
   app.add_option("--checkpoint-cb-write", c.checkpoint_cb_write,
                  "MPI-IO hint romio_cb_write: automatic|enable|disable")
       ->check(CLI::IsMember({"automatic", "enable", "disable"}));
+  // Halo exchange family and stencils (issue 3).
+  const std::map<std::string, HaloMode> halo_names{{"dim-ordered", HaloMode::DimOrdered},
+                                                   {"neighbors26", HaloMode::Neighbors26},
+                                                   {"neighbor-coll", HaloMode::NeighborColl},
+                                                   {"faces", HaloMode::Faces}};
+  const std::map<std::string, PackKind> pack_names{{"kernel", PackKind::Kernel},
+                                                   {"datatype", PackKind::Datatype}};
+  app.add_option("--stencil", c.stencil, "7 (star) or 27 (box) point stencil");
+  app.add_option("--halo-width", c.halo_width,
+                 "ghost layers H: exchange once, then H steps without communication");
+  app.add_option("--halo", c.halo_mode, "halo mode: dim-ordered|neighbors26|neighbor-coll|faces")
+      ->transform(CLI::CheckedTransformer(halo_names, CLI::ignore_case));
+  app.add_option("--pack", c.pack, "point-to-point halo packing: kernel|datatype")
+      ->transform(CLI::CheckedTransformer(pack_names, CLI::ignore_case));
+  app.add_flag("--overlap", c.overlap,
+               "overlap the halo exchange with the interior update (MPI_Testall between tiles)");
 
   ParseOutcome out;
   try {

@@ -24,12 +24,19 @@ class ConfigError : public std::runtime_error {
 
 enum class Boundary { Periodic, Dirichlet, Neumann };
 enum class InitKind { Random, Sine, Gaussian };
+/// Halo exchange family (issue 3): how ghost cells travel between ranks.
+enum class HaloMode { DimOrdered, Neighbors26, NeighborColl, Faces };
+/// How the point-to-point halo modes marshal a strided region: Kokkos kernels into contiguous
+/// buffers, or an MPI subarray datatype sent in place.
+enum class PackKind { Kernel, Datatype };
 
 /// How a pencil transpose moves data: MPI_Alltoallw with subarray types, or pack + Alltoallv.
 enum class TransposeKind { ZeroCopy, Pack };
 
 const char* to_string(Boundary b);
 const char* to_string(InitKind k);
+const char* to_string(HaloMode m);
+const char* to_string(PackKind p);
 
 struct Config {
   // Problem
@@ -74,6 +81,13 @@ struct Config {
   std::int64_t checkpoint_cb_buffer = 0;  ///< MPI-IO hint cb_buffer_size in bytes (0 = default)
   std::string checkpoint_cb_write = "automatic";  ///< MPI-IO hint romio_cb_write
   std::set<std::string> given;  ///< long option names set on the command line or TOML
+  // Halo exchange family and stencils (issue 3)
+  int stencil = 7;                       ///< 7 (star) or 27 (box) point stencil
+  HaloMode halo_mode = HaloMode::DimOrdered;
+  PackKind pack = PackKind::Kernel;
+  bool overlap = false;                  ///< overlap the exchange with interior updates
+  /// NZ = 1 runs as a 2D problem: no z exchange, no z term.
+  bool two_d() const { return grid[2] == 1; }
 
   /// a_d = kappa_d * dt / dx_d^2.
   Coefficients coefficients() const;

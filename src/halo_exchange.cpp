@@ -1,106 +1,366 @@
 #include "halo_exchange.hpp"
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "boundary.hpp"
 #include "box_kernels.hpp"
 
 namespace miniapp {
 
 namespace {
-/// Tag of a message travelling along dimension d towards the sender's `side`.
-int tag_of(int d, int side) { return 2 * d + side; }
+
+/// Committed subarray datatype of box b inside a padded field of extents ext (x fastest).
+MPI_Datatype subarray(const Index3& ext, const Box& b) {
+  int sizes[3] = {ext[0], ext[1], ext[2]};
+  int sub[3] = {b.extent(0), b.extent(1), b.extent(2)};
+  int starts[3] = {b.lo[0], b.lo[1], b.lo[2]};
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  mpi_check(MPI_Type_create_subarray(3, sizes, sub, starts, MPI_ORDER_FORTRAN, MPI_DOUBLE, &t),
+            "MPI_Type_create_subarray (halo)");
+  mpi_check(MPI_Type_commit(&t), "MPI_Type_commit (halo)");
+  return t;
+}
+
+bool mpi_finalized() {
+  int f = 0;
+  MPI_Finalized(&f);
+  return f != 0;
+}
+
+void free_types(std::vector<MPI_Datatype>& types) {
+  if (mpi_finalized()) return;
+  for (MPI_Datatype& t : types)
+    if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
+  types.clear();
+}
+
+bool two_d_of(const Decomposition& decomp) { return decomp.global()[2] == 1; }
+
 }  // namespace
 
-HaloExchange::HaloExchange(const Decomposition& decomp, const Field& shape,
+Neighborhood neighborhood_of(const Decomposition& decomp) {
+  Neighborhood nb;
+  nb.self = decomp.rank();
+  for (int dir = 0; dir < 27; ++dir) nb.rank[dir] = decomp.neighbor(offset_of(dir));
+  return nb;
+}
+
+// ---- common part --------------------------------------------------------------------------
+
+HaloExchange::HaloExchange(const Decomposition& decomp, const Field& shape, HaloPlan plan,
                            const std::array<Boundary, 3>& bc, double bc_value)
-    : comm_(decomp.comm()), rank_(decomp.rank()), bc_(bc), bc_value_(bc_value) {
-  const int h = shape.halo();
-  const Index3 n = shape.n();
-  for (int d = 0; d < 3; ++d) {
-    Phase& ph = phases_[d];
-    // Dimensions before d span the full padded width, dimensions after d the interior only.
-    ph.span = shape.interior();
-    for (int e = 0; e < d; ++e) {
-      ph.span.lo[e] = 0;
-      ph.span.hi[e] = n[e] + 2 * h;
+    : comm_(decomp.comm()),
+      plan_(std::move(plan)),
+      bc_(bc),
+      bc_value_(bc_value),
+      ext_(shape.ext()) {}
+
+void HaloExchange::fill_boundaries(Field& u, int phase) {
+  const double t = MPI_Wtime();
+  bool filled = false;
+  for (const BoundaryFill& f : plan_.fills) {
+    if (f.phase != phase) continue;
+    apply_boundary(u, f.d, f.side, bc_[f.d], bc_value_, f.span);
+    filled = true;
+  }
+  if (!filled) return;
+  Kokkos::fence();
+  counters_.boundary += MPI_Wtime() - t;
+}
+
+void HaloExchange::count_exchange() {
+  counters_.exchanges += 1;
+  counters_.messages += plan_.messages_per_exchange();
+  counters_.bytes += plan_.bytes_per_exchange();
+}
+
+// ---- point to point -----------------------------------------------------------------------
+
+PointToPointHalo::PointToPointHalo(const Decomposition& decomp, const Field& shape, HaloMode mode,
+                                   PackKind pack, const std::array<Boundary, 3>& bc,
+                                   double bc_value)
+    : HaloExchange(
+          decomp, shape,
+          plan_halo(mode, neighborhood_of(decomp), shape.n(), shape.halo(), two_d_of(decomp)), bc,
+          bc_value),
+      pack_(pack) {
+  if (mode == HaloMode::NeighborColl)
+    throw std::logic_error("PointToPointHalo: neighbor-coll is executed by NeighborCollHalo");
+  phase_messages_.resize(std::size_t(plan_.phases));
+  for (std::size_t m = 0; m < plan_.messages.size(); ++m)
+    phase_messages_[std::size_t(plan_.messages[m].phase)].push_back(int(m));
+  send_off_.resize(plan_.messages.size());
+  recv_off_.resize(plan_.messages.size());
+  if (pack_ == PackKind::Kernel) {
+    for (const std::vector<int>& msgs : phase_messages_) {
+      send_table_.push_back(make_table(msgs, true));
+      recv_table_.push_back(make_table(msgs, false));
     }
-    for (int side = 0; side < 2; ++side) {
-      Face& f = ph.face[side];
-      Index3 off{0, 0, 0};
-      off[d] = side == 0 ? -1 : 1;
-      f.peer = decomp.neighbor(off);
-      f.send = ph.span;
-      f.send.lo[d] = side == 0 ? h : n[d];
-      f.send.hi[d] = f.send.lo[d] + h;
-      f.recv = ghost_slab(shape, d, side, ph.span);
-      if (f.peer == MPI_PROC_NULL) continue;
-      f.send_buf = Kokkos::View<double*, Memory>("miniapp::halo::send", f.send.count());
-      f.recv_buf = Kokkos::View<double*, Memory>("miniapp::halo::recv", f.recv.count());
-      messages_per_exchange_ += 1;
-      bytes_per_exchange_ += f.send.count() * std::int64_t(sizeof(double));
+  } else {
+    for (const HaloMessage& m : plan_.messages) {
+      send_type_.push_back(subarray(ext_, m.send));
+      recv_type_.push_back(subarray(ext_, m.recv));
     }
   }
 }
 
-void HaloExchange::exchange(Field& u) {
-  Kokkos::Profiling::pushRegion("miniapp::halo::exchange");
-  for (int d = 0; d < 3; ++d) {
-    Phase& ph = phases_[d];
-    MPI_Request reqs[4];
-    int nreq = 0;
-    // Post receives first, so the sends find them waiting (eager or rendezvous alike).
-    for (int side = 0; side < 2; ++side) {
-      Face& f = ph.face[side];
-      if (f.peer == MPI_PROC_NULL || f.peer == rank_) continue;
-      mpi_check(MPI_Irecv(f.recv_buf.data(), int(f.recv_buf.extent(0)), MPI_DOUBLE, f.peer,
-                          tag_of(d, 1 - side), comm_, &reqs[nreq++]),
-                "MPI_Irecv (halo)");
-    }
-    double t = MPI_Wtime();
-    for (int side = 0; side < 2; ++side) {
-      Face& f = ph.face[side];
-      if (f.peer != MPI_PROC_NULL) pack_box(u, f.send, f.send_buf.data(), "miniapp::halo::pack");
-    }
-    Kokkos::fence();  // the buffers must be complete before MPI reads them
-    counters_.pack += MPI_Wtime() - t;
+PointToPointHalo::PackTable PointToPointHalo::make_table(const std::vector<int>& messages,
+                                                         bool send) {
+  std::vector<PackEntry> host;
+  std::int64_t offset = 0, lines = 0;
+  for (int mi : messages) {
+    const HaloMessage& m = plan_.messages[std::size_t(mi)];
+    const Box& b = send ? m.send : m.recv;
+    (send ? send_off_ : recv_off_)[std::size_t(mi)] = offset;
+    host.push_back(
+        {{b.lo[0], b.lo[1], b.lo[2]}, {b.extent(0), b.extent(1), b.extent(2)}, offset, lines});
+    offset += b.count();
+    lines += std::int64_t(b.extent(1)) * b.extent(2);
+  }
+  PackTable t;
+  t.lines = lines;
+  t.buffer = Kokkos::View<double*, Memory>(send ? "miniapp::halo::send" : "miniapp::halo::recv",
+                                           std::size_t(std::max<std::int64_t>(offset, 1)));
+  t.entries = Kokkos::View<PackEntry*, Memory>("miniapp::halo::table", host.size());
+  auto mirror = Kokkos::create_mirror_view(t.entries);
+  for (std::size_t i = 0; i < host.size(); ++i) mirror(i) = host[i];
+  Kokkos::deep_copy(t.entries, mirror);
+  return t;
+}
 
-    for (int side = 0; side < 2; ++side) {
-      Face& f = ph.face[side];
-      if (f.peer == MPI_PROC_NULL || f.peer == rank_) continue;
-      mpi_check(MPI_Isend(f.send_buf.data(), int(f.send_buf.extent(0)), MPI_DOUBLE, f.peer,
-                          tag_of(d, side), comm_, &reqs[nreq++]),
-                "MPI_Isend (halo)");
-    }
-    t = MPI_Wtime();
-    mpi_check(MPI_Waitall(nreq, reqs, MPI_STATUSES_IGNORE), "MPI_Waitall (halo)");
-    counters_.wait += MPI_Wtime() - t;
+void PointToPointHalo::run_table(Field& u, const PackTable& t, bool pack) {
+  if (t.lines == 0) return;
+  const auto entries = t.entries;
+  const int count = int(entries.extent(0));
+  double* buf = t.buffer.data();
+  double* field = u.data();
+  const Field f = u;
+  // One kernel over the x-lines of all the phase's boxes; a line finds its box by a scan of
+  // the (at most 26) entries. Values are stored x fastest per box, boxes one after another.
+  Kokkos::parallel_for(
+      pack ? "miniapp::halo::pack" : "miniapp::halo::unpack", Kokkos::RangePolicy<Exec>(0, t.lines),
+      KOKKOS_LAMBDA(const std::int64_t line) {
+        int b = 0;
+        while (b + 1 < count && entries(b + 1).first_line <= line) ++b;
+        const PackEntry& e = entries(b);
+        const std::int64_t l = line - e.first_line;
+        const int j = int(l % e.n[1]), k = int(l / e.n[1]);
+        double* p = buf + e.offset + std::int64_t(e.n[0]) * l;
+        double* q = field + f.index(e.lo[0], e.lo[1] + j, e.lo[2] + k);
+        if (pack)
+          for (int i = 0; i < e.n[0]; ++i) p[i] = q[i];
+        else
+          for (int i = 0; i < e.n[0]; ++i) q[i] = p[i];
+      });
+}
 
-    t = MPI_Wtime();
-    for (int side = 0; side < 2; ++side) {
-      Face& f = ph.face[side];
-      if (f.peer == MPI_PROC_NULL) continue;
-      // Self-neighbour: what I send towards the other side is what my ghosts here receive.
-      const double* src = f.peer == rank_ ? ph.face[1 - side].send_buf.data() : f.recv_buf.data();
-      unpack_box(u, f.recv, src, "miniapp::halo::unpack");
-    }
-    Kokkos::fence();
-    counters_.unpack += MPI_Wtime() - t;
+PointToPointHalo::~PointToPointHalo() {
+  if (mpi_finalized()) return;
+  for (auto& [key, reqs] : requests_)
+    for (auto* side : {&reqs.recv, &reqs.send})
+      for (auto& phase : *side)
+        for (MPI_Request& r : phase)
+          if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+  free_types(send_type_);
+  free_types(recv_type_);
+}
 
-    t = MPI_Wtime();
-    bool filled = false;
-    for (int side = 0; side < 2; ++side) {
-      if (ph.face[side].peer != MPI_PROC_NULL) continue;
-      apply_boundary(u, d, side, bc_[d], bc_value_, ph.span);
-      filled = true;
-    }
-    if (filled) {
-      Kokkos::fence();
-      counters_.boundary += MPI_Wtime() - t;
+PointToPointHalo::Requests& PointToPointHalo::requests_for(Field& u) {
+  // Kernel packing: one request set on the buffers. Datatype packing: the requests name the
+  // field's memory, so one set per field buffer (the time loop swaps two).
+  const double* key = pack_ == PackKind::Kernel ? nullptr : u.data();
+  auto it = requests_.find(key);
+  if (it != requests_.end()) return it->second;
+  Requests& r = requests_[key];
+  r.recv.resize(phase_messages_.size());
+  r.send.resize(phase_messages_.size());
+  for (std::size_t p = 0; p < phase_messages_.size(); ++p) {
+    for (int mi : phase_messages_[p]) {
+      const HaloMessage& m = plan_.messages[std::size_t(mi)];
+      MPI_Request rr = MPI_REQUEST_NULL, sr = MPI_REQUEST_NULL;
+      if (pack_ == PackKind::Kernel) {
+        mpi_check(MPI_Recv_init(recv_table_[p].buffer.data() + recv_off_[std::size_t(mi)],
+                                int(m.recv.count()), MPI_DOUBLE, m.peer, m.recv_tag, comm_, &rr),
+                  "MPI_Recv_init (halo)");
+        mpi_check(MPI_Send_init(send_table_[p].buffer.data() + send_off_[std::size_t(mi)],
+                                int(m.send.count()), MPI_DOUBLE, m.peer, m.send_tag, comm_, &sr),
+                  "MPI_Send_init (halo)");
+      } else {
+        mpi_check(
+            MPI_Recv_init(u.data(), 1, recv_type_[std::size_t(mi)], m.peer, m.recv_tag, comm_, &rr),
+            "MPI_Recv_init (halo)");
+        mpi_check(
+            MPI_Send_init(u.data(), 1, send_type_[std::size_t(mi)], m.peer, m.send_tag, comm_, &sr),
+            "MPI_Send_init (halo)");
+      }
+      r.recv[p].push_back(rr);
+      r.send[p].push_back(sr);
     }
   }
-  counters_.exchanges += 1;
-  counters_.messages += messages_per_exchange_;
-  counters_.bytes += bytes_per_exchange_;
-  Kokkos::Profiling::popRegion();
+  return r;
+}
+
+void PointToPointHalo::start(Field& u) {
+  if (phase_ >= 0) throw std::logic_error("PointToPointHalo::start: exchange already started");
+  if (u.ext() != ext_) throw std::logic_error("PointToPointHalo::start: field of another shape");
+  phase_ = 0;
+  start_phase(u, 0);
+}
+
+void PointToPointHalo::start_phase(Field& u, int phase) {
+  Requests& reqs = requests_for(u);
+  auto& recv = reqs.recv[std::size_t(phase)];
+  auto& send = reqs.send[std::size_t(phase)];
+  // Receives first, so the sends find them waiting (eager or rendezvous alike).
+  double t = MPI_Wtime();
+  if (!recv.empty()) mpi_check(MPI_Startall(int(recv.size()), recv.data()), "MPI_Startall (halo)");
+  counters_.start += MPI_Wtime() - t;
+  if (pack_ == PackKind::Kernel) {
+    t = MPI_Wtime();
+    run_table(u, send_table_[std::size_t(phase)], true);
+    Kokkos::fence();  // the buffers must be complete before MPI reads them
+    counters_.pack += MPI_Wtime() - t;
+  } else {
+    Kokkos::fence();  // the field itself is the send buffer
+  }
+  t = MPI_Wtime();
+  if (!send.empty()) mpi_check(MPI_Startall(int(send.size()), send.data()), "MPI_Startall (halo)");
+  counters_.start += MPI_Wtime() - t;
+  active_.assign(recv.begin(), recv.end());
+  active_.insert(active_.end(), send.begin(), send.end());
+}
+
+void PointToPointHalo::complete_phase(Field& u, int phase) {
+  if (pack_ == PackKind::Kernel) {
+    const double t = MPI_Wtime();
+    run_table(u, recv_table_[std::size_t(phase)], false);
+    Kokkos::fence();
+    counters_.unpack += MPI_Wtime() - t;
+  }
+  fill_boundaries(u, phase);
+}
+
+bool PointToPointHalo::test(Field& u) {
+  while (phase_ >= 0) {
+    int flag = 0;
+    const double t = MPI_Wtime();
+    mpi_check(MPI_Testall(int(active_.size()), active_.data(), &flag, MPI_STATUSES_IGNORE),
+              "MPI_Testall (halo)");
+    counters_.wait += MPI_Wtime() - t;
+    if (!flag) return false;
+    complete_phase(u, phase_);
+    if (++phase_ == plan_.phases) {
+      phase_ = -1;
+      count_exchange();
+    } else {
+      start_phase(u, phase_);
+    }
+  }
+  return true;
+}
+
+void PointToPointHalo::finish(Field& u) {
+  while (phase_ >= 0) {
+    const double t = MPI_Wtime();
+    mpi_check(MPI_Waitall(int(active_.size()), active_.data(), MPI_STATUSES_IGNORE),
+              "MPI_Waitall (halo)");
+    counters_.wait += MPI_Wtime() - t;
+    complete_phase(u, phase_);
+    if (++phase_ == plan_.phases) {
+      phase_ = -1;
+      count_exchange();
+    } else {
+      start_phase(u, phase_);
+    }
+  }
+}
+
+// ---- neighbourhood collective -------------------------------------------------------------
+
+NeighborCollHalo::NeighborCollHalo(const Decomposition& decomp, const Field& shape,
+                                   const std::array<Boundary, 3>& bc, double bc_value)
+    : HaloExchange(decomp, shape,
+                   plan_halo(HaloMode::NeighborColl, neighborhood_of(decomp), shape.n(),
+                             shape.halo(), two_d_of(decomp)),
+                   bc, bc_value) {
+  // Edge order. Destinations: my messages by increasing direction o. Sources: by increasing
+  // dir(-o) = 26 - dir(o). Then my k-th edge to rank R carries the k-th message R expects from
+  // me, also when R appears several times (1 or 2 ranks along a periodic dimension): the
+  // collective pairs repeated edges in order.
+  std::vector<const HaloMessage*> out, in;
+  for (const HaloMessage& m : plan_.messages) out.push_back(&m), in.push_back(&m);
+  std::sort(in.begin(), in.end(),
+            [](const HaloMessage* a, const HaloMessage* b) { return a->dir > b->dir; });
+  std::vector<int> dests, sources;
+  for (const HaloMessage* m : out) {
+    dests.push_back(m->peer);
+    send_type_.push_back(subarray(ext_, m->send));
+  }
+  for (const HaloMessage* m : in) {
+    sources.push_back(m->peer);
+    recv_type_.push_back(subarray(ext_, m->recv));
+  }
+  counts_.assign(out.size(), 1);
+  send_displ_.assign(out.size(), 0);
+  recv_displ_.assign(in.size(), 0);
+  MPI_Comm g = MPI_COMM_NULL;
+  mpi_check(MPI_Dist_graph_create_adjacent(comm_, int(sources.size()), sources.data(),
+                                           MPI_UNWEIGHTED, int(dests.size()), dests.data(),
+                                           MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g),
+            "MPI_Dist_graph_create_adjacent (halo)");
+  graph_ = CommHandle(g);
+}
+
+NeighborCollHalo::~NeighborCollHalo() {
+  free_types(send_type_);
+  free_types(recv_type_);
+}
+
+void NeighborCollHalo::start(Field& u) {
+  if (!done_) throw std::logic_error("NeighborCollHalo::start: exchange already started");
+  if (u.ext() != ext_) throw std::logic_error("NeighborCollHalo::start: field of another shape");
+  Kokkos::fence();  // the field itself is the send buffer
+  const double t = MPI_Wtime();
+  // Send and receive regions are disjoint parts of the same field: both buffers are u.
+  mpi_check(MPI_Ineighbor_alltoallw(u.data(), counts_.data(), send_displ_.data(), send_type_.data(),
+                                    u.data(), counts_.data(), recv_displ_.data(), recv_type_.data(),
+                                    graph_.get(), &request_),
+            "MPI_Ineighbor_alltoallw (halo)");
+  counters_.start += MPI_Wtime() - t;
+  done_ = false;
+}
+
+void NeighborCollHalo::complete(Field& u) {
+  fill_boundaries(u, 0);
+  count_exchange();
+  done_ = true;
+}
+
+bool NeighborCollHalo::test(Field& u) {
+  if (done_) return true;
+  int flag = 0;
+  const double t = MPI_Wtime();
+  mpi_check(MPI_Test(&request_, &flag, MPI_STATUS_IGNORE), "MPI_Test (halo)");
+  counters_.wait += MPI_Wtime() - t;
+  if (flag) complete(u);
+  return flag != 0;
+}
+
+void NeighborCollHalo::finish(Field& u) {
+  if (done_) return;
+  const double t = MPI_Wtime();
+  mpi_check(MPI_Wait(&request_, MPI_STATUS_IGNORE), "MPI_Wait (halo)");
+  counters_.wait += MPI_Wtime() - t;
+  complete(u);
+}
+
+std::unique_ptr<HaloExchange> make_halo_exchange(const Config& config, const Decomposition& decomp,
+                                                 const Field& shape) {
+  if (config.halo_mode == HaloMode::NeighborColl)
+    return std::make_unique<NeighborCollHalo>(decomp, shape, config.bc, config.bc_value);
+  return std::make_unique<PointToPointHalo>(decomp, shape, config.halo_mode, config.pack, config.bc,
+                                            config.bc_value);
 }
 
 }  // namespace miniapp

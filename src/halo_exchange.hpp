@@ -1,80 +1,169 @@
-// Halo exchange, dimension-ordered: a plan built once from the decomposition and the field
-// shape, executed every time the ghosts must be refreshed.
+// Halo exchange: a plan (halo_plan.hpp) built once, executed every time the ghosts must be
+// refreshed, split-phase so that work can overlap it:
 //
-// Phase d (x, then y, then z) exchanges the h-thick faces normal to d with the two
-// neighbours along d. The face spans dimensions < d in full (ghosts included) and dimensions
-// > d over the interior only:
+//   halo.start(u);  while (!halo.test(u)) { update some interior cells }  halo.finish(u);
 //
-//   phase x: x faces over interior y, z
-//   phase y: y faces over the full x width (x ghosts included), interior z
-//   phase z: z faces over the full x and y extent
+// or simply halo.exchange(u). Three executors share this interface and are chosen by
+// make_halo_exchange() from the Config:
 //
-// so edge and corner ghosts "ride along": they arrive in a later phase from the neighbour that
-// received them in an earlier one, with no diagonal messages. At a non-periodic edge the same
-// span is filled from the physical boundary condition instead (see boundary.hpp), so a field
-// after exchange() is exactly what a single domain filled dimension by dimension would hold.
+//   PointToPointHalo   dim-ordered, neighbors26, faces: persistent requests
+//                      (MPI_Send_init / MPI_Recv_init, MPI_Startall every exchange, per phase:
+//                      receives first, then pack, then sends). --pack kernel packs all boxes of
+//                      a phase with one Kokkos kernel into one buffer allocated once (and
+//                      unpacks likewise); --pack datatype sends subarray
+//                      datatypes of the field in place (one request set per field buffer,
+//                      since the time loop swaps two fields).
+//   NeighborCollHalo   neighbor-coll: one MPI_Ineighbor_alltoallw on a distributed graph
+//                      (MPI_Dist_graph_create_adjacent) with subarray datatypes, no packing.
 //
-// Per phase: post both receives, pack both faces (Kokkos kernels into buffers allocated once),
-// fence, send, wait, unpack. A rank that is its own neighbour (periodic, 1 rank along d) copies
-// locally; as in the seed, such self-copies count as messages and bytes.
+// After each phase's messages the plan's physical-boundary fills run (boundary.hpp). Messages
+// to this rank itself (periodic dimension with one rank) go through MPI like the others, and
+// count as messages and bytes, as in the seed.
 #pragma once
 
 #include <mpi.h>
 
 #include <array>
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
 
 #include "config.hpp"
 #include "decomposition.hpp"
 #include "field.hpp"
+#include "halo_plan.hpp"
 
 namespace miniapp {
 
 /// Accumulated cost of halo exchanges on this rank.
 struct HaloCounters {
-  std::int64_t exchanges = 0;  ///< exchange() calls
-  std::int64_t messages = 0;   ///< face messages sent (self-copies included)
-  std::int64_t bytes = 0;      ///< bytes sent (self-copies included)
+  std::int64_t exchanges = 0;  ///< completed exchanges
+  std::int64_t messages = 0;   ///< messages sent (self-messages included)
+  std::int64_t bytes = 0;      ///< bytes sent (self-messages included)
   double pack = 0;             ///< seconds packing (kernel + fence)
-  double wait = 0;             ///< seconds in MPI_Waitall
+  double wait = 0;             ///< seconds in MPI_Waitall / MPI_Testall / MPI_Wait
   double unpack = 0;           ///< seconds unpacking (kernel + fence)
   double boundary = 0;         ///< seconds filling physical boundaries (kernel + fence)
+  double start = 0;            ///< seconds posting (MPI_Startall, MPI_Ineighbor_alltoallw)
 };
+
+/// The neighbourhood of this rank in the decomposition (MPI_Cart_rank). Not collective.
+Neighborhood neighborhood_of(const Decomposition& decomp);
 
 class HaloExchange {
  public:
-  /// Plan the exchange for fields shaped like `shape`. Not collective.
-  HaloExchange(const Decomposition& decomp, const Field& shape, const std::array<Boundary, 3>& bc,
-               double bc_value);
+  virtual ~HaloExchange() = default;
+  HaloExchange(const HaloExchange&) = delete;
+  HaloExchange& operator=(const HaloExchange&) = delete;
 
-  /// Fill every ghost cell of u (neighbours' data or physical boundary). Collective over the
-  /// decomposition's communicator; fences before returning.
-  void exchange(Field& u);
+  /// Start refreshing the ghosts of u (posts receives, packs, starts sends). Collective over
+  /// the decomposition's communicator (with finish); u must not change until finish().
+  virtual void start(Field& u) = 0;
+  /// Progress the exchange started on u; true when all of it has completed (then finish() only
+  /// books it). Fences when it unpacks.
+  virtual bool test(Field& u) = 0;
+  /// Complete the exchange started on u: every ghost cell holds neighbour data or its physical
+  /// boundary value. Fences before returning.
+  virtual void finish(Field& u) = 0;
+  /// start + finish. Collective; fences.
+  void exchange(Field& u) {
+    start(u);
+    finish(u);
+  }
 
+  const HaloPlan& plan() const { return plan_; }
   const HaloCounters& counters() const { return counters_; }
   void reset_counters() { counters_ = {}; }
-  /// Messages and bytes this rank sends per exchange (self-copies included).
-  std::int64_t messages_per_exchange() const { return messages_per_exchange_; }
-  std::int64_t bytes_per_exchange() const { return bytes_per_exchange_; }
+  /// Messages and bytes this rank sends per exchange (self-messages included).
+  std::int64_t messages_per_exchange() const { return plan_.messages_per_exchange(); }
+  std::int64_t bytes_per_exchange() const { return plan_.bytes_per_exchange(); }
 
- private:
-  struct Face {
-    int peer = MPI_PROC_NULL;  ///< neighbour rank, or MPI_PROC_NULL at a physical boundary
-    Box send, recv;            ///< local boxes: owned cells sent, ghost cells received
-    Kokkos::View<double*, Memory> send_buf, recv_buf;
-  };
-  struct Phase {
-    Box span;                  ///< face span in the other dimensions
-    std::array<Face, 2> face;  ///< 0 = low side, 1 = high side
-  };
+ protected:
+  HaloExchange(const Decomposition& decomp, const Field& shape, HaloPlan plan,
+               const std::array<Boundary, 3>& bc, double bc_value);
+  /// Run the plan's physical-boundary fills of `phase` (kernels + fence, timed).
+  void fill_boundaries(Field& u, int phase);
+  /// Book one completed exchange in the counters.
+  void count_exchange();
 
   MPI_Comm comm_;
-  int rank_;
+  HaloPlan plan_;
   std::array<Boundary, 3> bc_;
   double bc_value_;
-  std::array<Phase, 3> phases_;
+  Index3 ext_;  ///< padded extents of the fields this plan serves
   HaloCounters counters_;
-  std::int64_t messages_per_exchange_ = 0, bytes_per_exchange_ = 0;
 };
+
+/// Point-to-point executor of the dim-ordered, neighbors26 and faces plans.
+class PointToPointHalo final : public HaloExchange {
+ public:
+  /// Plan the exchange and create its persistent requests (kernel packing). Not collective.
+  PointToPointHalo(const Decomposition& decomp, const Field& shape, HaloMode mode, PackKind pack,
+                   const std::array<Boundary, 3>& bc, double bc_value);
+  ~PointToPointHalo() override;
+  void start(Field& u) override;
+  bool test(Field& u) override;
+  void finish(Field& u) override;
+
+ private:
+  /// Persistent requests of one phase: receives first, then sends, message order.
+  struct Requests {
+    std::vector<std::vector<MPI_Request>> recv, send;  ///< [phase][message in phase]
+  };
+  Requests& requests_for(Field& u);
+  void start_phase(Field& u, int phase);
+  void complete_phase(Field& u, int phase);
+
+  /// One box of a fused pack/unpack kernel: its cells sit at `offset` in the phase buffer.
+  struct PackEntry {
+    int lo[3], n[3];
+    std::int64_t offset;      ///< first value in the phase buffer
+    std::int64_t first_line;  ///< first x-line of this box among the phase's boxes
+  };
+  /// Everything one phase packs (or unpacks) in a single kernel.
+  struct PackTable {
+    Kokkos::View<PackEntry*, Memory> entries;
+    Kokkos::View<double*, Memory> buffer;
+    std::int64_t lines = 0;
+  };
+  PackTable make_table(const std::vector<int>& messages, bool send);
+  void run_table(Field& u, const PackTable& t, bool pack);
+
+  PackKind pack_;
+  std::vector<std::vector<int>> phase_messages_;     ///< message indices per phase
+  std::vector<PackTable> send_table_, recv_table_;   ///< per phase (kernel packing)
+  std::vector<std::int64_t> send_off_, recv_off_;    ///< per message: offset in its phase buffer
+  std::vector<MPI_Datatype> send_type_, recv_type_;  ///< datatype packing
+  std::map<const double*, Requests> requests_;       ///< keyed by the field's data
+  std::vector<MPI_Request> active_;                  ///< the current phase's requests
+  int phase_ = -1;                                   ///< current phase, -1 when idle
+};
+
+/// Neighbourhood-collective executor (neighbors26 pattern, one MPI_Ineighbor_alltoallw).
+class NeighborCollHalo final : public HaloExchange {
+ public:
+  /// Plan the exchange and create the distributed graph communicator. Collective.
+  NeighborCollHalo(const Decomposition& decomp, const Field& shape,
+                   const std::array<Boundary, 3>& bc, double bc_value);
+  ~NeighborCollHalo() override;
+  void start(Field& u) override;
+  bool test(Field& u) override;
+  void finish(Field& u) override;
+
+ private:
+  void complete(Field& u);
+  CommHandle graph_;
+  std::vector<int> counts_;
+  std::vector<MPI_Aint> send_displ_, recv_displ_;
+  std::vector<MPI_Datatype> send_type_, recv_type_;  ///< graph edge order
+  MPI_Request request_ = MPI_REQUEST_NULL;
+  bool done_ = true;
+};
+
+/// The halo exchange the config asks for (--halo, --pack), for fields shaped like `shape`.
+/// Collective over the decomposition's communicator (neighbor-coll creates a graph).
+std::unique_ptr<HaloExchange> make_halo_exchange(const Config& config, const Decomposition& decomp,
+                                                 const Field& shape);
 
 }  // namespace miniapp

@@ -13,6 +13,21 @@ double InitialCondition::sine_growth(const Coefficients& a) const {
   return 1.0 - 4.0 * (a.ax * s[0] * s[0] + a.ay * s[1] * s[1] + a.az * s[2] * s[2]);
 }
 
+double InitialCondition::sine_growth(const Coefficients& a, int stencil) const {
+  if (stencil != 27) return sine_growth(a);
+  const double pi = 3.14159265358979323846;
+  double x[3];
+  for (int d = 0; d < 3; ++d) {
+    const double s = std::sin(pi * mode[d] / grid[d]);
+    x[d] = s * s;
+  }
+  const double c[3] = {a.ax, a.ay, a.az};
+  double sum = 0;
+  for (int d = 0; d < 3; ++d)
+    sum += c[d] * x[d] * (1.0 - x[(d + 1) % 3] / 3.0) * (1.0 - x[(d + 2) % 3] / 3.0);
+  return 1.0 - 4.0 * sum;
+}
+
 void fill_zero(Field& u) {
   double* p = u.data();
   const Field f = u;

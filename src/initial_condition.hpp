@@ -48,6 +48,9 @@ struct InitialCondition {
 
   /// Per-step amplification factor of the sine mode under the 7-point scheme.
   double sine_growth(const Coefficients& a) const;
+  /// Per-step amplification factor of the sine mode under the `stencil`-point scheme (7 or
+  /// 27): 1 - 4 sum_d a_d x_d (27-point: times (1 - x_e/3)(1 - x_f/3)), x_d = sin^2(pi k_d/N_d).
+  double sine_growth(const Coefficients& a, int stencil) const;
 };
 
 /// Zero every cell of u (ghosts included; this is also the first touch), then set the owned

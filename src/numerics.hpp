@@ -6,6 +6,11 @@
 //   one 7-point step  v = c + ax*(w + e - 2*c) + ay*(s + n - 2*c) + az*(b + t - 2*c)
 //                     (left to right; w/e = x-1/x+1, s/n = y-1/y+1, b/t = z-1/z+1)
 //   a_d = kappa_d * dt / dx_d^2, stable when 2*(ax + ay + az) <= 1
+//   one 27-point step (box stencil, see diffusion27 below)
+//                     v = c + ax*Lx + ay*Ly + az*Lz,  Lx = sum_{dy,dz} s(dy)s(dz) Dx(dy,dz)/144
+//                     Dx(dy,dz) = u(-1,dy,dz) + u(1,dy,dz) - 2*u(0,dy,dz),  s(0)=10, s(+-1)=1
+//                     isotropic weights (a/48): centre -200, face 20, edge 6, corner 1
+//   its stability:    max over x in [0,1]^3 of sum_d 2*a_d*x_d*(1-x_e/3)*(1-x_f/3) <= 1
 //   digest            sum over cells of splitmix64(splitmix64(g) ^ bits(u)) mod 2^64
 //
 // The library is compiled with -ffp-contract=off: no fused multiply-adds, so a result
@@ -49,9 +54,57 @@ struct Coefficients {
 };
 
 /// The 7-point update, one left-to-right expression (see the header comment).
-KOKKOS_INLINE_FUNCTION double diffusion7(double c, double w, double e, double s, double n,
-                                         double b, double t, double ax, double ay, double az) {
+KOKKOS_INLINE_FUNCTION double diffusion7(double c, double w, double e, double s, double n, double b,
+                                         double t, double ax, double ay, double az) {
   return c + ax * (w + e - 2.0 * c) + ay * (s + n - 2.0 * c) + az * (b + t - 2.0 * c);
+}
+
+/// Second difference along dimension D of the line displaced by (p, q) in the two other
+/// dimensions (in increasing order): u(-1) + u(+1) - 2*u(0). `u(dx, dy, dz)` reads a neighbour.
+template <int D, class U>
+KOKKOS_INLINE_FUNCTION double second_difference(const U& u, int p, int q) {
+  if (D == 0) return u(-1, p, q) + u(1, p, q) - 2.0 * u(0, p, q);
+  if (D == 1) return u(p, -1, q) + u(p, 1, q) - 2.0 * u(p, 0, q);
+  return u(p, q, -1) + u(p, q, 1) - 2.0 * u(p, q, 0);
+}
+
+/// The second difference along D smoothed by s = [1 10 1]/12 in both other dimensions:
+/// (100*D(0,0) + 10*(D(-1,0) + D(1,0) + D(0,-1) + D(0,1)) + D(-1,-1) + D(1,-1) + D(-1,1) +
+/// D(1,1)) / 144, summed left to right.
+template <int D, class U>
+KOKKOS_INLINE_FUNCTION double smoothed_second_difference(const U& u) {
+  return (100.0 * second_difference<D>(u, 0, 0) +
+          10.0 * (second_difference<D>(u, -1, 0) + second_difference<D>(u, 1, 0) +
+                  second_difference<D>(u, 0, -1) + second_difference<D>(u, 0, 1)) +
+          second_difference<D>(u, -1, -1) + second_difference<D>(u, 1, -1) +
+          second_difference<D>(u, -1, 1) + second_difference<D>(u, 1, 1)) *
+         (1.0 / 144.0);
+}
+
+/// The 27-point (box) update, one left-to-right expression: v = c + ax*Lx + ay*Ly + az*Lz with
+/// L_d the smoothed second difference above. With ax = ay = az = a this is the compact
+/// isotropic Laplacian (a/48)*(-200 c + 20 sum(faces) + 6 sum(edges) + sum(corners)).
+/// `u(dx, dy, dz)` returns the cell at offset (dx, dy, dz) from the updated one.
+template <class U>
+KOKKOS_INLINE_FUNCTION double diffusion27(const U& u, double ax, double ay, double az) {
+  return u(0, 0, 0) + ax * smoothed_second_difference<0>(u) +
+         ay * smoothed_second_difference<1>(u) + az * smoothed_second_difference<2>(u);
+}
+
+/// Stability number of the 27-point scheme: max over Fourier modes of (1 - g)/2, g the
+/// amplification factor 1 - 4*sum_d a_d x_d (1 - x_e/3)(1 - x_f/3), x_d = sin^2(theta_d/2).
+/// The expression is multilinear in x, so the max sits on a vertex of [0,1]^3. Stable <= 1.
+inline double stability_number27(const Coefficients& a) {
+  const double c[3] = {a.ax, a.ay, a.az};
+  double worst = 0;
+  for (int v = 0; v < 8; ++v) {
+    const double x[3] = {double(v & 1), double((v >> 1) & 1), double((v >> 2) & 1)};
+    double f = 0;
+    for (int d = 0; d < 3; ++d)
+      f += 2.0 * c[d] * x[d] * (1.0 - x[(d + 1) % 3] / 3.0) * (1.0 - x[(d + 2) % 3] / 3.0);
+    worst = f > worst ? f : worst;
+  }
+  return worst;
 }
 
 }  // namespace miniapp

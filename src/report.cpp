@@ -45,6 +45,10 @@ RunReport make_report(const Simulation& sim, const Verification& verification) {
   const double steps = r.steps - warmup > 0 ? double(r.steps - warmup) : 1.0;
   r.messages_per_step = reduce_stat(double(h.messages) / steps, comm);
   r.bytes_per_step = reduce_stat(double(h.bytes) / steps, comm);
+  r.redundant_per_step = reduce_stat(double(t.redundant) / steps, comm);
+  r.hidden = reduce_stat(t.hidden, comm);
+  r.refill = reduce_stat(t.refill, comm);
+  r.start = reduce_stat(h.start, comm);
   const double cells = double(r.config.grid[0]) * r.config.grid[1] * r.config.grid[2];
   r.cell_updates_per_second =
       r.loop.max > 0 ? cells * double(r.steps - warmup) / r.loop.max : 0.0;
@@ -82,7 +86,8 @@ std::string read_text_file(const std::string& path) {
 void print_report(std::ostream& os, const RunReport& r) {
   const Config& c = r.config;
   const Coefficients a = c.coefficients();
-  os << "miniapp " << kVersion << ": 3D diffusion, 7-point stencil\n";
+  os << "miniapp " << kVersion << ": " << (c.two_d() ? "2D" : "3D") << " diffusion, "
+     << c.stencil << "-point stencil\n";
   os << "  grid          " << triple(c.grid) << " cells, bc x=" << to_string(c.bc[0])
      << " y=" << to_string(c.bc[1]) << " z=" << to_string(c.bc[2]) << " (dirichlet value "
      << fmt(c.bc_value) << ")\n";
@@ -92,10 +97,17 @@ void print_report(std::ostream& os, const RunReport& r) {
   os << "  coefficients  ax=" << fmt(a.ax) << " ay=" << fmt(a.ay) << " az=" << fmt(a.az)
      << " (dt=" << fmt(c.dt) << " s), init " << to_string(c.init) << ", " << r.steps
      << " steps\n";
-  os << "  halo          dim-ordered, width " << c.halo_width << ": "
-     << fmt(r.messages_per_step.avg, "%.1f") << " messages, "
+  os << "  halo          " << to_string(c.halo_mode) << " ("
+     << (c.halo_mode == HaloMode::NeighborColl ? "subarray datatypes"
+                                                : std::string("pack ") + to_string(c.pack))
+     << (c.overlap ? ", overlap" : "") << "), width " << c.halo_width << ": "
+     << fmt(r.messages_per_step.min, "%.2f") << "/" << fmt(r.messages_per_step.avg, "%.2f") << "/"
+     << fmt(r.messages_per_step.max, "%.2f") << " messages, "
      << fmt(r.bytes_per_step.min, "%.0f") << "/" << fmt(r.bytes_per_step.avg, "%.0f") << "/"
      << fmt(r.bytes_per_step.max, "%.0f") << " B per step per rank (min/avg/max)\n";
+  os << "  redundant     " << fmt(r.redundant_per_step.min, "%.0f") << "/"
+     << fmt(r.redundant_per_step.avg, "%.0f") << "/" << fmt(r.redundant_per_step.max, "%.0f")
+     << " extra cell updates per step per rank (min/avg/max; deep halo)\n";
   os << "  time [s]           min          avg          max\n";
   auto row = [&](const char* name, const Stat& s) {
     os << "    " << std::left << std::setw(12) << name << std::right << fmt(s.min, "%12.6f")
@@ -106,6 +118,9 @@ void print_report(std::ostream& os, const RunReport& r) {
   row("mpi wait", r.wait);
   row("unpack", r.unpack);
   row("boundary", r.boundary);
+  row("mpi start", r.start);
+  row("refill", r.refill);
+  if (c.overlap) row("comm hidden", r.hidden);
   row("loop", r.loop);
   os << "  throughput    " << fmt(r.cell_updates_per_second, "%.4e")
      << " cell updates/s (global cells x steps / slowest rank's loop time)\n";
@@ -185,6 +200,11 @@ std::string report_json(const RunReport& r) {
   j.value("progress", c.progress);
   j.value("report", c.report_path);
   j.value("label", c.label);
+  j.value("stencil", c.stencil);
+  j.value("halo_mode", to_string(c.halo_mode));
+  j.value("pack", to_string(c.pack));
+  j.value("overlap", c.overlap);
+  j.value("two_d", c.two_d());
   j.end_object();
   j.value("nranks", r.nranks);
   j.value("threads_per_rank", r.threads);
@@ -199,10 +219,14 @@ std::string report_json(const RunReport& r) {
   stat("mpi_wait", r.wait);
   stat("unpack", r.unpack);
   stat("boundary", r.boundary);
+  stat("mpi_start", r.start);
+  stat("refill", r.refill);
+  stat("comm_hidden", r.hidden);
   j.end_object();
   j.begin_object("halo_per_step_per_rank");
   stat("messages", r.messages_per_step);
   stat("bytes", r.bytes_per_step);
+  stat("redundant_updates", r.redundant_per_step);
   j.end_object();
   j.value("cell_updates_per_second", r.cell_updates_per_second);
   j.begin_object("field");

@@ -42,6 +42,9 @@ struct RunReport {
   std::int64_t steps = 0;
   Stat loop, stencil, halo, pack, wait, unpack, boundary;  ///< seconds over the timed steps
   Stat messages_per_step, bytes_per_step;
+  // Halo exchange family (issue 3): per rank and step.
+  Stat redundant_per_step;          ///< redundant cell updates (deep halos)
+  Stat hidden, refill, start;       ///< seconds: comm hidden by --overlap, refills, posting
   double cell_updates_per_second = 0;  ///< global cells * steps / max loop time
   FieldSummary summary;
   Verification verification;

@@ -1,6 +1,17 @@
 // Simulation: the objects of one run (decomposition, two fields, halo plan) and the time loop.
 //
-//   for each step:  halo.exchange(u);  v = stencil(u) on the interior;  swap(u, v)
+//   for each round of k = min(H, steps left) steps (H = --halo-width):
+//     halo.exchange(u)                       (--overlap: start; inner cells; finish; shell)
+//     for s = 0 .. k-1:
+//       if s > 0: refill physical boundaries  (dirichlet values, neumann mirrors of the new u)
+//       v = stencil(u) on region(s);  swap(u, v)
+//
+// region(s) is the padded box shrunk by s+1 cells on every side that has a neighbour ("eating
+// the halo layer by layer": after the exchange H ghost layers are valid, each sub-step
+// invalidates one more) and the interior on a physical side (ghosts beyond a physical edge are
+// boundary values, never updated). region(s) always contains the interior, so after k <= H
+// sub-steps the owned cells are exactly what k single-domain steps give. The cells of region(s)
+// outside the interior are redundant updates (computed by two ranks), counted per step.
 //
 // The loop reads as the scheme; everything it needs was planned and allocated beforehand.
 #pragma once
@@ -8,6 +19,7 @@
 #include <mpi.h>
 
 #include <memory>
+#include <vector>
 
 #include "config.hpp"
 #include "decomposition.hpp"
@@ -23,6 +35,9 @@ struct PhaseTimes {
   double stencil = 0;  ///< stencil kernels (with fence)
   double halo = 0;     ///< whole halo exchanges (pack + wait + unpack + boundary)
   double loop = 0;     ///< the whole timed loop
+  double refill = 0;   ///< deep halos: physical-boundary refills between sub-steps
+  double hidden = 0;   ///< --overlap: communication time hidden behind interior updates
+  std::int64_t redundant = 0;  ///< redundant cell updates (deep halos), summed over steps
 };
 
 class Simulation {
@@ -55,7 +70,15 @@ class Simulation {
   Config config_;
   std::unique_ptr<Decomposition> decomp_;
   Field u_, v_;
+  /// Cells updated by sub-step s of a round (see the header comment).
+  Box update_region(int s) const;
+  /// One sub-step 0 of a round: exchange, then update region(0) (overlapped if asked).
+  void exchange_and_update(const Box& region);
+  void update(const Box& region);
+
   std::unique_ptr<HaloExchange> halo_;
+  std::vector<BoundaryFill> refill_;  ///< physical-boundary fills between sub-steps
+  Neighborhood neighborhood_;
   Coefficients a_;
   PhaseTimes times_;
   std::int64_t steps_done_ = 0;

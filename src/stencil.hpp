@@ -1,5 +1,10 @@
 // Stencil kernels (never call MPI). The 7-point diffusion update of numerics.hpp applied to
-// a box of cells: v(c) = diffusion7(u(c), u(c-x), u(c+x), u(c-y), u(c+y), u(c-z), u(c+z)).
+// a box of cells: v(c) = diffusion7(u(c), u(c-x), u(c+x), u(c-y), u(c+y), u(c-z), u(c+z)),
+// and the 27-point box update v(c) = diffusion27(u around c).
+//
+// A 2D problem (NZ = 1) runs the same kernels with a z stride of 0: the z neighbours are the
+// cell itself, so every z second difference is exactly 0 (no z term, no z ghosts read), and
+// the result is bit-identical to a 3D run on a periodic NZ = 1 grid.
 #pragma once
 
 #include "box.hpp"
@@ -8,9 +13,12 @@
 
 namespace miniapp {
 
-/// v = one 7-point step of u on `region` (local padded box; its cells' neighbours must be
-/// inside u's padded box). Launches a kernel, does not fence.
-void apply_stencil7(const Field& u, Field& v, const Box& region, const Coefficients& a);
+/// v = one step of the `points`-point stencil (7 or 27) on `region` (local padded box; its
+/// cells' neighbours must be inside u's padded box); `flat_z` for a 2D problem (z neighbours
+/// read the cell itself). Sweeps in the cache-blocked line order of box_kernels.hpp.
+/// Launches a kernel, does not fence.
+void apply_stencil(int points, const Field& u, Field& v, const Box& region, const Coefficients& a,
+                   bool flat_z);
 
 /// STREAM-style copy v = u on `region` with the same loop structure as the stencil (for the
 /// bandwidth benchmark). Launches a kernel, does not fence.

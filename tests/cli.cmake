@@ -162,3 +162,35 @@ miniapp_add_cli_test(NAME bench_fft_smoke RANKS 4 EXIT 0 LABELS bench
                      ARGS bench fft --grid 12 10 9 --reps 1 --warmup 0 --planner estimate)
 miniapp_add_cli_test(NAME bad_bench_fft_planner RANKS 1 EXIT 2 REGEX "--planner"
                      ARGS bench fft --planner patient)
+# Halo exchange family (issue 3): bad input, and the seed's 2D byte counts from real runs.
+miniapp_add_cli_test(NAME bad_halo_mode EXIT 2 ONCE REGEX "--halo.*diagonal"
+                     ARGS --grid 8 8 8 --halo diagonal)
+miniapp_add_cli_test(NAME bad_stencil EXIT 2 ONCE REGEX "--stencil=9 must be 7 \\(star\\) or 27"
+                     ARGS --grid 8 8 8 --stencil 9)
+miniapp_add_cli_test(NAME bad_faces_27 EXIT 2 ONCE REGEX "--halo faces sends no edges or corners"
+                     ARGS --grid 8 8 8 --halo faces --stencil 27)
+miniapp_add_cli_test(NAME bad_faces_deep EXIT 2 ONCE REGEX "--halo faces works at --halo-width 1 only \\(got 2\\)"
+                     ARGS --grid 8 8 8 --halo faces --halo-width 2)
+miniapp_add_cli_test(NAME bad_halo_below_radius EXIT 2 ONCE REGEX "--halo-width=0 is below the stencil radius 1"
+                     ARGS --grid 8 8 8 --halo-width 0)
+miniapp_add_cli_test(NAME bad_halo_above_extent EXIT 2 ONCE
+                     REGEX "NX=8 has fewer cells than 2 ranks x halo width 5"
+                     ARGS --grid 8 8 8 --ranks 2 1 1 --halo-width 5)
+miniapp_add_cli_test(NAME bad_pack_collective EXIT 2 ONCE REGEX "--pack datatype does not apply to --halo neighbor-coll"
+                     ARGS --grid 8 8 8 --halo neighbor-coll --pack datatype)
+miniapp_add_cli_test(NAME bad_unstable_27 EXIT 2 ONCE REGEX "unstable: the 27-point stability number"
+                     ARGS --grid 8 8 8 --stencil 27 --dt 0.5)
+miniapp_add_cli_test(NAME bad_2d_dirichlet_z EXIT 2 ONCE REGEX "NZ=1 runs as a 2D problem.*not dirichlet"
+                     ARGS --grid 16 16 1 --bc periodic periodic dirichlet)
+miniapp_add_cli_test(NAME seed_2d_4x4 RANKS 16 EXIT 0 TIMEOUT 120 REGEX "8224/8224/8224 B per step"
+                     ARGS --grid 1024 1024 1 --ranks 4 4 1 --steps 1)
+miniapp_add_cli_test(NAME seed_2d_16x1 RANKS 16 EXIT 0 TIMEOUT 120 REGEX "17440/17440/17440 B per step"
+                     ARGS --grid 1024 1024 1 --ranks 16 1 1 --steps 1)
+miniapp_add_cli_test(NAME seed_2d_4x4_deep RANKS 16 EXIT 0 TIMEOUT 120 REGEX "8448/8448/8448 B per step"
+                     ARGS --grid 1024 1024 1 --ranks 4 4 1 --steps 8 --halo-width 8)
+miniapp_add_cli_test(NAME bench_halo_smoke RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
+                     REGEX "neighbor-coll +subarray +2 +on"
+                     ARGS bench halo --n 8 --widths 1 2 --steps 2 --warmup 0 --reps 1)
+miniapp_add_cli_test(NAME verify_27_point RANKS 2 EXIT 0 REGEX "VERIFICATION PASSED"
+                     ARGS --grid 16 12 8 --init sine --sine-mode 1 2 1 --stencil 27 --dt 0.3
+                          --steps 20 --verify --halo neighbor-coll --halo-width 2)

@@ -1,7 +1,8 @@
-// Ghost content after one exchange: owned cells hold their global index, ghosts a sentinel;
-// afterwards every ghost (faces, edges, corners) holds exactly what the single-domain
-// reference's dimension-ordered fill puts there: the neighbour's index, the dirichlet value,
-// or the neumann mirror.
+// Ghost content after one exchange, every mode and packing: owned cells hold their global
+// index, ghosts a sentinel; afterwards every ghost (faces, edges, corners, all H layers) holds
+// exactly what the single-domain dimension-ordered fill of the global index field puts there:
+// the neighbour's index, the dirichlet value, or the neumann mirror. In faces mode the face
+// ghosts must match and every edge and corner ghost must still hold the sentinel.
 #include "box_kernels.hpp"
 #include "halo_exchange.hpp"
 #include "simulation.hpp"
@@ -12,108 +13,130 @@ namespace {
 
 constexpr double kSentinel = -12345.0;
 
-/// Global linear index as a value (exact in a double for these sizes).
-double index_value(const Index3& n, int x, int y, int z) {
-  return double(x) + double(n[0]) * (double(y) + double(n[1]) * z);
-}
-
 void fill_indices(Field& u, const Index3& global) {
   double* p = u.data();
   const Field f = u;
   const Box in = u.interior();
   const Index3 off{u.owned().lo[0] - u.halo(), u.owned().lo[1] - u.halo(),
                    u.owned().lo[2] - u.halo()};
-  for_each_cell("test::fill", u.padded(), KOKKOS_LAMBDA(int i, int j, int k) {
-    p[f.index(i, j, k)] = in.contains(i, j, k)
-                              ? double(i + off[0]) +
-                                    double(global[0]) * (double(j + off[1]) +
-                                                         double(global[1]) * (k + off[2]))
-                              : kSentinel;
-  });
+  for_each_cell(
+      "test::fill", u.padded(), KOKKOS_LAMBDA(int i, int j, int k) {
+        p[f.index(i, j, k)] =
+            in.contains(i, j, k)
+                ? double(i + off[0]) +
+                      double(global[0]) * (double(j + off[1]) + double(global[1]) * (k + off[2]))
+                : kSentinel;
+      });
   Kokkos::fence();
 }
 
-TEST(Halo, DimOrderedGhostsMatchSingleDomainFill) {
-  const std::vector<Index3> grids = {{1, 1, 1}, {2, 1, 1}, {1, 2, 1}, {2, 2, 1}, {1, 2, 2},
-                                     {2, 2, 2}, {3, 1, 2}};
+/// The global index field with h ghost layers filled dimension by dimension as a single
+/// domain would: x over the interior, y over the full x width, z over everything.
+struct GlobalFill {
+  Index3 n;
+  int h;
+  Index3 e;
+  std::vector<double> a;
+  GlobalFill(const Index3& n_, int h_, const std::array<Boundary, 3>& bc, double value)
+      : n(n_),
+        h(h_),
+        e{n_[0] + 2 * h_, n_[1] + 2 * h_, n_[2] + 2 * h_},
+        a(std::size_t(e[0]) * e[1] * e[2], kSentinel) {
+    for (int z = 0; z < n[2]; ++z)
+      for (int y = 0; y < n[1]; ++y)
+        for (int x = 0; x < n[0]; ++x)
+          at(x + h, y + h, z + h) = double(x) + double(n[0]) * (double(y) + double(n[1]) * z);
+    for (int d = 0; d < 3; ++d) {
+      int lo[3] = {h, h, h}, hi[3] = {n[0] + h, n[1] + h, n[2] + h};
+      for (int q = 0; q < d; ++q) lo[q] = 0, hi[q] = e[q];
+      for (int side = 0; side < 2; ++side) {
+        lo[d] = side == 0 ? 0 : n[d] + h;
+        hi[d] = lo[d] + h;
+        for (int k = lo[2]; k < hi[2]; ++k)
+          for (int j = lo[1]; j < hi[1]; ++j)
+            for (int i = lo[0]; i < hi[0]; ++i) {
+              int s[3] = {i, j, k};
+              if (bc[d] == Boundary::Periodic) s[d] = (s[d] - h + n[d]) % n[d] + h;
+              if (bc[d] == Boundary::Neumann)
+                s[d] = side == 0 ? 2 * h - 1 - s[d] : 2 * (n[d] + h) - 1 - s[d];
+              at(i, j, k) = bc[d] == Boundary::Dirichlet ? value : at(s[0], s[1], s[2]);
+            }
+      }
+    }
+  }
+  double& at(int i, int j, int k) { return a[i + std::size_t(e[0]) * (j + std::size_t(e[1]) * k)]; }
+};
+
+struct ModeCase {
+  HaloMode mode;
+  PackKind pack;
+};
+
+const std::vector<ModeCase> kModes = {
+    {HaloMode::DimOrdered, PackKind::Kernel},   {HaloMode::DimOrdered, PackKind::Datatype},
+    {HaloMode::Neighbors26, PackKind::Kernel},  {HaloMode::Neighbors26, PackKind::Datatype},
+    {HaloMode::NeighborColl, PackKind::Kernel}, {HaloMode::Faces, PackKind::Kernel},
+    {HaloMode::Faces, PackKind::Datatype}};
+
+TEST(Halo, GhostsMatchSingleDomainFillInEveryMode) {
+  const std::vector<Index3> grids = {{1, 1, 1}, {2, 1, 1}, {1, 2, 1}, {2, 2, 1},
+                                     {1, 2, 2}, {2, 2, 2}, {3, 1, 2}};
   const std::vector<std::array<Boundary, 3>> bcs = {
       {Boundary::Periodic, Boundary::Periodic, Boundary::Periodic},
       {Boundary::Dirichlet, Boundary::Neumann, Boundary::Periodic},
       {Boundary::Neumann, Boundary::Dirichlet, Boundary::Dirichlet},
       {Boundary::Periodic, Boundary::Neumann, Boundary::Neumann}};
-  for (const auto& bc : bcs) {
-    Config c;
-    c.grid = {7, 6, 5};
-    c.bc = bc;
-    c.bc_value = -7.5;
-    c.init = InitKind::Random;
-    // The reference filled with global indices instead of the random field.
-    for (const Index3& p : grids) {
-      const int np = p[0] * p[1] * p[2];
-      if (np > world_size()) continue;
-      CommHandle comm = first_ranks(np);
-      if (comm.get() == MPI_COMM_NULL) continue;
-      c.ranks = p;
-      Simulation sim(c, comm.get());
-      Field& u = sim.field();
-      fill_indices(u, c.grid);
-      HaloExchange halo(sim.decomposition(), u, c.bc, c.bc_value);
-      halo.exchange(u);
+  for (const Index3& p : grids) {
+    const int np = p[0] * p[1] * p[2];
+    if (np > world_size()) continue;
+    CommHandle comm = first_ranks(np);
+    if (comm.get() == MPI_COMM_NULL) continue;
+    for (const auto& bc : bcs)
+      for (int h : {1, 2})
+        for (const ModeCase& mc : kModes) {
+          if (mc.mode == HaloMode::Faces && h > 1) continue;
+          Config c;
+          c.grid = {7, 6, 5};
+          c.bc = bc;
+          c.bc_value = -7.5;
+          c.ranks = p;
+          c.halo_width = h;
+          c.halo_mode = mc.mode;
+          c.pack = mc.pack;
+          Simulation sim(c, comm.get());
+          Field& u = sim.field();
+          fill_indices(u, c.grid);
+          auto halo = make_halo_exchange(c, sim.decomposition(), u);
+          halo->exchange(u);
+          halo->exchange(u);  // twice: persistent requests are restarted
 
-      // Expected: the serial reference's ghost fill applied to the index field.
-      std::vector<double> pad(std::size_t(9) * 8 * 7, kSentinel);
-      auto P = [&](int i, int j, int k) -> double& { return pad[i + 9 * (j + 8 * k)]; };
-      for (int z = 0; z < 5; ++z)
-        for (int y = 0; y < 6; ++y)
-          for (int x = 0; x < 7; ++x) P(x + 1, y + 1, z + 1) = index_value(c.grid, x, y, z);
-      for (int d = 0; d < 3; ++d) {
-        int lo[3] = {1, 1, 1}, hi[3] = {8, 7, 6};
-        const int n[3] = {7, 6, 5};
-        for (int e = 0; e < d; ++e) lo[e] = 0, hi[e] = n[e] + 2;
-        for (int side = 0; side < 2; ++side) {
-          lo[d] = side == 0 ? 0 : n[d] + 1;
-          hi[d] = lo[d] + 1;
-          for (int k = lo[2]; k < hi[2]; ++k)
-            for (int j = lo[1]; j < hi[1]; ++j)
-              for (int i = lo[0]; i < hi[0]; ++i) {
-                int s[3] = {i, j, k};
-                if (bc[d] == Boundary::Periodic) s[d] = side == 0 ? n[d] : 1;
-                if (bc[d] == Boundary::Neumann) s[d] = side == 0 ? 1 : n[d];
-                P(i, j, k) = bc[d] == Boundary::Dirichlet ? c.bc_value : P(s[0], s[1], s[2]);
+          GlobalFill want(c.grid, h, bc, c.bc_value);
+          auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u.view());
+          int bad = 0;
+          const Box padded = u.padded(), in = u.interior();
+          for (int k = 0; k < padded.hi[2]; ++k)
+            for (int j = 0; j < padded.hi[1]; ++j)
+              for (int i = 0; i < padded.hi[0]; ++i) {
+                const int outside = (i < in.lo[0] || i >= in.hi[0]) +
+                                    (j < in.lo[1] || j >= in.hi[1]) +
+                                    (k < in.lo[2] || k >= in.hi[2]);
+                const double expect =
+                    mc.mode == HaloMode::Faces && outside > 1
+                        ? kSentinel
+                        : want.at(u.global_coord(0, i) + h, u.global_coord(1, j) + h,
+                                  u.global_coord(2, k) + h);
+                const double got = host(u.index(i, j, k));
+                if (got != expect && bad++ < 3)
+                  ADD_FAILURE() << to_string(mc.mode) << "/" << to_string(mc.pack) << " h=" << h
+                                << " grid " << p[0] << "x" << p[1] << "x" << p[2] << " bc "
+                                << to_string(bc[0]) << "/" << to_string(bc[1]) << "/"
+                                << to_string(bc[2]) << " local (" << i << "," << j << "," << k
+                                << "): got " << got << " want " << expect;
               }
+          EXPECT_EQ(bad, 0);
+          EXPECT_EQ(halo->counters().exchanges, 2);
         }
-      }
-      auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u.view());
-      int bad = 0;
-      const Box padded = u.padded();
-      for (int k = 0; k < padded.hi[2]; ++k)
-        for (int j = 0; j < padded.hi[1]; ++j)
-          for (int i = 0; i < padded.hi[0]; ++i) {
-            const int x = u.global_coord(0, i) + 1, y = u.global_coord(1, j) + 1,
-                      z = u.global_coord(2, k) + 1;
-            const double want = P(x, y, z), got = host(u.index(i, j, k));
-            if (got != want && bad++ < 5)
-              ADD_FAILURE() << "grid " << p[0] << "x" << p[1] << "x" << p[2] << " bc "
-                            << to_string(bc[0]) << "/" << to_string(bc[1]) << "/"
-                            << to_string(bc[2]) << " local (" << i << "," << j << "," << k
-                            << "): got " << got << " want " << want;
-          }
-      EXPECT_EQ(bad, 0);
-    }
   }
-}
-
-TEST(Halo, CountsMessagesAndBytesAsTheSeed) {
-  // dim-ordered, n^3 block, width h, all periodic: 2h n^2 + 2h n (n+2h) + 2h (n+2h)^2 values.
-  Config c;
-  c.grid = {8, 8, 8};
-  CommHandle comm = first_ranks(1);
-  if (comm.get() == MPI_COMM_NULL) return;
-  Simulation sim(c, comm.get());
-  const std::int64_t n = 8, h = 1;
-  EXPECT_EQ(sim.halo().messages_per_exchange(), 6);
-  EXPECT_EQ(sim.halo().bytes_per_exchange(),
-            8 * (2 * h * n * n + 2 * h * n * (n + 2 * h) + 2 * h * (n + 2 * h) * (n + 2 * h)));
 }
 
 }  // namespace

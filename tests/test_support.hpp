@@ -76,7 +76,10 @@ inline std::vector<double> gather_global(const Field& u, const Index3& global, M
 
 /// Plain serial single-domain reference (no Kokkos, no MPI): the global grid with one ghost
 /// layer, ghosts filled dimension by dimension (x over the interior, y over the full x width,
-/// z over everything) from periodic wrap or the physical boundary, then the 7-point update.
+/// z over everything) from periodic wrap or the physical boundary, then the 7-point or
+/// 27-point update (config.stencil). The halo width and mode of the config are irrelevant to
+/// it: one ghost layer, refreshed every step. NZ = 1 with periodic or neumann z is the 2D
+/// problem (the z ghosts equal the plane, so every z second difference is 0).
 class Reference {
  public:
   explicit Reference(const Config& c)
@@ -119,9 +122,16 @@ class Reference {
     for (int k = 1; k <= n_[2]; ++k)
       for (int j = 1; j <= n_[1]; ++j)
         for (int i = 1; i <= n_[0]; ++i)
-          at(v_, i, j, k) = diffusion7(at(u_, i, j, k), at(u_, i - 1, j, k), at(u_, i + 1, j, k),
+          if (c_.stencil == 27) {
+            const auto around = [&](int dx, int dy, int dz) {
+              return at(u_, i + dx, j + dy, k + dz);
+            };
+            at(v_, i, j, k) = diffusion27(around, a.ax, a.ay, a.az);
+          } else {
+            at(v_, i, j, k) = diffusion7(at(u_, i, j, k), at(u_, i - 1, j, k), at(u_, i + 1, j, k),
                                        at(u_, i, j - 1, k), at(u_, i, j + 1, k),
                                        at(u_, i, j, k - 1), at(u_, i, j, k + 1), a.ax, a.ay, a.az);
+          }
     std::swap(u_, v_);
   }
 
