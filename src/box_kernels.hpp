@@ -30,7 +30,7 @@ void for_each_cell(const std::string& label, const Box& b, const F& f) {
 
 /// Run f(j, k) for every x-line (j, k) of box b, in the cache-blocked order of the sweeps:
 /// a work item is a tile of y-rows swept through a chunk of z-planes, sized so that three
-/// planes of a tile (of padded width `row_length` doubles) fit in 192 KiB, a per-core L2; a
+/// planes of a tile (of padded width `row_length` doubles) fit in 384 KiB of a per-core L2; a
 /// stencil then reads each value from memory about once ("2.5D blocking"). The item count is
 /// a multiple of the thread count so static scheduling balances, and the kernels that
 /// initialise fields use the same order, so pages are first touched by the thread that will
@@ -40,7 +40,7 @@ void for_each_line_blocked(const std::string& label, const Box& b, int row_lengt
   if (b.empty()) return;
   const int ny = b.extent(1), nz = b.extent(2);
   const int threads = Exec().concurrency();
-  const int rows_max = std::max(1, int((192 * 1024) / (3 * 8 * std::int64_t(row_length))));
+  const int rows_max = std::max(1, int((384 * 1024) / (3 * 8 * std::int64_t(row_length))));
   int tiles = (ny + rows_max - 1) / rows_max;
   const int chunks = tiles >= threads ? 1 : std::min(nz, (threads + tiles - 1) / tiles);
   if (chunks == 1) tiles = std::min(ny, (tiles + threads - 1) / threads * threads);
