@@ -199,7 +199,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   int status = 0;
-  Kokkos::initialize(argc, argv);  // removes its --kokkos-* arguments
+  // --help and --version run nothing: skip Kokkos, which would print its own help and warnings.
+  bool only_text = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    only_text = only_text || arg == "--help" || arg == "-h" || arg == "--version";
+  }
+  if (!only_text) Kokkos::initialize(argc, argv);  // removes its --kokkos-* arguments
   try {
     status = dispatch(argc, argv, MPI_COMM_WORLD, rank);
   } catch (const miniapp::ConfigError& e) {
@@ -217,7 +223,7 @@ int main(int argc, char** argv) {
     std::cerr << "miniapp: rank " << rank << ": fatal: " << e.what() << std::endl;
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  Kokkos::finalize();
+  if (Kokkos::is_initialized()) Kokkos::finalize();
   MPI_Finalize();
   return status;
 }

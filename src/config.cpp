@@ -238,6 +238,13 @@ void Config::validate_for(int nranks) const {
                   str(halo_width) + " in " + kAxis[d]);
 }
 
+/// Validator mapping names (case-insensitive) to enum values; --help shows the option as NAME
+/// with its default spelled out (set with default_str) rather than the enum's number.
+template <class E>
+CLI::Validator choice_of(const std::map<std::string, E>& names) {
+  return CLI::CheckedTransformer(names, CLI::ignore_case).description("");
+}
+
 ParseOutcome parse_command_line(int argc, char** argv) {
   Config c;
   CLI::App app{"miniapp: 3D diffusion on an MPI Cartesian torus with Kokkos.\n"
@@ -267,14 +274,18 @@ ParseOutcome parse_command_line(int argc, char** argv) {
       ->expected(3);
   app.add_option("--bc", bc, "boundary per dimension X Y Z: periodic|dirichlet|neumann")
       ->expected(3)
-      ->transform(CLI::CheckedTransformer(bc_names, CLI::ignore_case));
+      ->transform(choice_of(bc_names))
+      ->type_name("NAME")
+      ->default_str("periodic periodic periodic");
   app.add_option("--bc-value", c.bc_value, "dirichlet ghost value [field units]");
   app.add_option("--kappa", kappa, "diffusivity KX KY KZ [m^2/s]")->expected(3);
   app.add_option("--dt", c.dt, "time step [s]");
   app.add_option("--spacing", spacing, "cell size DX DY DZ [m]")->expected(3);
   app.add_option("--steps", c.steps, "number of time steps");
   app.add_option("--init", c.init, "initial field: random|sine|gaussian")
-      ->transform(CLI::CheckedTransformer(init_names, CLI::ignore_case));
+      ->transform(choice_of(init_names))
+      ->type_name("NAME")
+      ->default_str("random");
   app.add_option("--seed", c.seed, "seed of --init random");
   app.add_option("--sine-mode", mode, "wavenumbers KX KY KZ of --init sine")->expected(3);
   app.add_flag("--verify", c.verify,
@@ -296,7 +307,9 @@ ParseOutcome parse_command_line(int argc, char** argv) {
   app.add_option("--transpose", c.transpose,
                  "pencil transposes: zerocopy (MPI_Alltoallw, subarray types) | pack "
                  "(pack + MPI_Alltoallv + unpack)")
-      ->transform(CLI::CheckedTransformer(transpose_names, CLI::ignore_case));
+      ->transform(choice_of(transpose_names))
+      ->type_name("NAME")
+      ->default_str("zerocopy");
   app.add_flag("--spectral-check", c.spectral_check,
                "evolve the initial field exactly in Fourier space and compare with the final "
                "field (all periodic); exit 1 on failure");
@@ -337,9 +350,13 @@ ParseOutcome parse_command_line(int argc, char** argv) {
   app.add_option("--halo-width", c.halo_width,
                  "ghost layers H: exchange once, then H steps without communication");
   app.add_option("--halo", c.halo_mode, "halo mode: dim-ordered|neighbors26|neighbor-coll|faces")
-      ->transform(CLI::CheckedTransformer(halo_names, CLI::ignore_case));
+      ->transform(choice_of(halo_names))
+      ->type_name("NAME")
+      ->default_str("dim-ordered");
   app.add_option("--pack", c.pack, "point-to-point halo packing: kernel|datatype")
-      ->transform(CLI::CheckedTransformer(pack_names, CLI::ignore_case));
+      ->transform(choice_of(pack_names))
+      ->type_name("NAME")
+      ->default_str("kernel");
   app.add_flag("--overlap", c.overlap,
                "overlap the halo exchange with the interior update (MPI_Testall between tiles)");
 
