@@ -31,6 +31,25 @@ StencilWeights StencilWeights::seven_point(const Coefficients& a) {
   return s;
 }
 
+StencilWeights StencilWeights::twenty_seven_point(const Coefficients& a) {
+  StencilWeights s;
+  const double ad[3] = {a.ax, a.ay, a.az};
+  const auto smooth = [](int o) { return o == 0 ? 10.0 : 1.0; };
+  for (int oz = -1; oz <= 1; ++oz)
+    for (int oy = -1; oy <= 1; ++oy)
+      for (int ox = -1; ox <= 1; ++ox) {
+        if (ox == 0 && oy == 0 && oz == 0) continue;
+        const int o[3] = {ox, oy, oz};
+        double w = 0;
+        for (int d = 0; d < 3; ++d) {
+          const int e = (d + 1) % 3, f = (d + 2) % 3;
+          w += ad[d] * (o[d] != 0 ? 1.0 : -2.0) * smooth(o[e]) * smooth(o[f]) / 144.0;
+        }
+        s.w[oz + 1][oy + 1][ox + 1] = w;
+      }
+  return s;
+}
+
 double amplification(const StencilWeights& w, const Index3& k, const Index3& n) {
   double damping = 0;
   for (int oz = -1; oz <= 1; ++oz)
@@ -177,7 +196,7 @@ void SpectralDiagnostics::record(const Field& u, std::int64_t step) {
 
 SpectralCheckResult SpectralDiagnostics::check(const Field& u, std::int64_t steps) {
   return spectral_check(u, InitialCondition::from(config_),
-                        StencilWeights::seven_point(config_.coefficients()), steps, fft_,
+                        StencilWeights::of(config_.stencil, config_.coefficients()), steps, fft_,
                         decomp_.comm());
 }
 

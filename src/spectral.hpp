@@ -45,6 +45,14 @@ struct StencilWeights {
   double w[3][3][3] = {};
   /// The 7-point scheme: w(+-e_d) = a_d.
   static StencilWeights seven_point(const Coefficients& a);
+  /// The 27-point scheme of numerics.hpp (diffusion27): w(o) = sum_d a_d c_d(o) s(o_e) s(o_f)
+  /// / 144, with c_d(o) = 1 when o_d = +-1 and -2 when o_d = 0, s(0) = 10, s(+-1) = 1 (e, f
+  /// the other two dimensions). Isotropic: faces 20a/48, edges 6a/48, corners a/48.
+  static StencilWeights twenty_seven_point(const Coefficients& a);
+  /// The weights of --stencil 7 or 27.
+  static StencilWeights of(int stencil, const Coefficients& a) {
+    return stencil == 27 ? twenty_seven_point(a) : seven_point(a);
+  }
 };
 
 /// Per-step amplification g(k) of the mode with wavenumbers 0 <= k_d < n_d. Not collective.

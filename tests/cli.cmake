@@ -131,6 +131,11 @@ foreach(np 1 2 4 8)
   miniapp_add_cli_test(NAME spectral_check_np${np} RANKS ${np} EXIT 0 REGEX "SPECTRAL CHECK PASSED"
                        ARGS --grid 12 10 9 --steps 20 --init random --spectral-check)
 endforeach()
+foreach(np 1 2 4 8)
+  miniapp_add_cli_test(NAME spectral_check_27pt_np${np} RANKS ${np} EXIT 0
+                       REGEX "SPECTRAL CHECK PASSED" ARGS --grid 12 10 9 --steps 20 --init random
+                       --stencil 27 --halo neighbors26 --halo-width 2 --spectral-check)
+endforeach()
 miniapp_add_cli_test(NAME spectral_check_pack RANKS 4 EXIT 0 REGEX "SPECTRAL CHECK PASSED"
                      ARGS --grid 12 10 9 --steps 20 --init gaussian --spectral-check --transpose pack)
 miniapp_add_cli_test(NAME spectral_check_2x2x2 RANKS 8 EXIT 0 REGEX "SPECTRAL CHECK PASSED"

@@ -269,6 +269,41 @@ TEST(Spectral, AmplificationOfTheSevenPointScheme) {
   EXPECT_EQ(amplification(w, {0, 0, 0}, n), 1.0);
 }
 
+TEST(Spectral, TwentySevenPointWeightsAreTheIsotropicCompactLaplacian) {
+  // Equal coefficients: faces 20a/48, edges 6a/48, corners a/48 (numerics.hpp), and the
+  // amplification at the Nyquist corner is 1 - 2 * stability_number27 (its worst mode).
+  const double a = 0.12;
+  const StencilWeights w = StencilWeights::twenty_seven_point({a, a, a});
+  EXPECT_NEAR(w.w[1][1][2], 20 * a / 48, 1e-16);
+  EXPECT_NEAR(w.w[1][2][2], 6 * a / 48, 1e-16);
+  EXPECT_NEAR(w.w[2][2][2], a / 48, 1e-16);
+  EXPECT_NEAR(w.w[0][0][0], a / 48, 1e-16);
+  EXPECT_NEAR(amplification(w, {4, 4, 4}, {8, 8, 8}),
+              1.0 - 2.0 * stability_number27({a, a, a}), 1e-14);
+}
+
+TEST(Spectral, TwentySevenPointCheckPassesAndSevenPointWeightsFailIt) {
+  Config c;
+  c.grid = {12, 10, 9};
+  c.init = InitKind::Random;
+  c.stencil = 27;
+  c.halo_width = 2;
+  c.steps = 12;
+  CommHandle comm = first_ranks(std::min(4, world_size()));
+  if (comm.get() == MPI_COMM_NULL) return;
+  Simulation sim(c, comm.get());
+  sim.run(c.steps);
+  SpectralDiagnostics spectral(sim.decomposition(), c);
+  const SpectralCheckResult r = spectral.check(sim.field(), c.steps);
+  EXPECT_TRUE(r.passed) << "max error " << r.max_error << " > " << r.tolerance;
+  DistributedFft fft(sim.decomposition(), TransposeKind::ZeroCopy, FftPlanning::Estimate);
+  const SpectralCheckResult bad =
+      spectral_check(sim.field(), InitialCondition::from(c),
+                     StencilWeights::seven_point(c.coefficients()), c.steps, fft,
+                     sim.decomposition().comm());
+  EXPECT_FALSE(bad.passed) << "the 7-point factor must not explain a 27-point run";
+}
+
 TEST(Spectral, CheckPassesForRandomFieldsAndFailsForAWrongScheme) {
   Config c;
   c.grid = {12, 10, 9};
