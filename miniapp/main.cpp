@@ -52,8 +52,11 @@ void run_time_loop(Simulation& sim, const Config& config, CheckpointWriter& chec
   };
   const std::int64_t every_spectrum = spectral ? config.spectral_every : 0;
   const std::int64_t warm_end = std::min(config.steps, sim.step() + config.warmup);
-  if (every_spectrum > 0 && sim.step() % every_spectrum == 0)
-    spectral->record(sim.field(), sim.step());
+  // Spectra go to the CSV and, the latest one, into the following checkpoints.
+  const auto record_spectrum = [&] {
+    checkpoints.set_spectrum({sim.step(), spectral->record(sim.field(), sim.step())});
+  };
+  if (every_spectrum > 0 && sim.step() % every_spectrum == 0) record_spectrum();
   while (sim.step() < config.steps) {
     const std::int64_t now = sim.step();
     const std::int64_t stop =
@@ -61,9 +64,8 @@ void run_time_loop(Simulation& sim, const Config& config, CheckpointWriter& chec
                   next_multiple(now, config.checkpoint_every), next_multiple(now, every_spectrum)});
     run_with_progress(sim, stop - now, progress, now, config.steps, std::cout);
     if (sim.step() == warm_end) sim.reset_timers();
+    if (every_spectrum > 0 && sim.step() % every_spectrum == 0) record_spectrum();
     if (checkpoint_due(config, sim.step())) checkpoints.write(sim);
-    if (every_spectrum > 0 && sim.step() % every_spectrum == 0)
-      spectral->record(sim.field(), sim.step());
   }
 }
 

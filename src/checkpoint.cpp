@@ -416,7 +416,7 @@ CheckpointMeta make_checkpoint_meta(const Config& c, std::int64_t step, const In
 }
 
 void write_field_file(const std::string& path, const Field& u, const CheckpointMeta& m,
-                      const CheckpointTunables& t, MPI_Comm comm) {
+                      const CheckpointTunables& t, MPI_Comm comm, const Spectrum* spectrum) {
   hdf5_silence_errors();
   // The host copy of the field: the field itself when it lives in host memory (no copy).
   const auto host = Kokkos::create_mirror_view(u.view());
@@ -475,6 +475,31 @@ void write_field_file(const std::string& path, const Field& u, const CheckpointM
       h5check(H5Dwrite(dset, H5T_NATIVE_DOUBLE, ms, fs, dxpl, host.data()),
               "H5Dwrite(" + path + ")");
     });
+    if (spectrum && spectrum->step >= 0) {
+      // The spectrum is the same on every rank: rank 0 writes it, the others select nothing
+      // (the dataset's creation and the write call are still collective).
+      all_or_none<CheckpointError>(comm, [&] {
+        int rank = 0;
+        MPI_Comm_rank(comm, &rank);
+        const hsize_t n = spectrum->energy.size();
+        H5Handle space(H5Screate_simple(1, &n, nullptr), "H5Screate_simple(spectrum)");
+        H5Handle mem(H5Screate_simple(1, &n, nullptr), "H5Screate_simple(spectrum memory)");
+        H5Handle ds(H5Dcreate2(file, "spectrum", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT,
+                               H5P_DEFAULT),
+                    "H5Dcreate2(spectrum)");
+        write_attr(ds, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, &spectrum->step);
+        write_attr_string(ds, "definition",
+                          "E(s) = 1/2 sum over round(|k|) = s of |FFT(u)(k)/N|^2, s = 0, 1, ...");
+        if (rank != 0) {
+          h5check(H5Sselect_none(space), "H5Sselect_none");
+          h5check(H5Sselect_none(mem), "H5Sselect_none");
+        }
+        const H5Handle dxpl = collective_transfer();
+        h5check(H5Dwrite(ds, H5T_NATIVE_DOUBLE, mem, space, dxpl, spectrum->energy.data()),
+                "H5Dwrite(spectrum)");
+        ds.close("H5Dclose(spectrum)");
+      });
+    }
     all_or_none<CheckpointError>(comm, [&] {
       dset.close("H5Dclose(field)");
       h5check(H5Fflush(file, H5F_SCOPE_GLOBAL), "H5Fflush(" + path + ")");
@@ -742,7 +767,7 @@ void CheckpointWriter::write(const Field& u, CheckpointMeta meta, MPI_Comm comm)
   const std::string path = checkpoint_path(config_.checkpoint_dir, meta.step);
   const std::string tmp = path + ".tmp";
   try {
-    write_field_file(tmp, u, meta, tunables_, comm);
+    write_field_file(tmp, u, meta, tunables_, comm, &spectrum_);
     // Every rank flushes what it wrote through its own client (parallel file systems).
     all_or_none<CheckpointError>(comm, [&] { fsync_path(tmp, false); });
     // All ranks are past the fsync (all_or_none agreed): publish the file under its name.

@@ -88,11 +88,19 @@ std::string checkpoint_path(const std::string& dir, std::int64_t step);
 /// caller. Not collective.
 CheckpointMeta make_checkpoint_meta(const Config& config, std::int64_t step, const Index3& ranks);
 
+/// An energy spectrum E(|k|) (src/spectral.hpp) stored beside the field as dataset "spectrum"
+/// (shells 0, 1, ...; attribute "step": when it was computed).
+struct Spectrum {
+  std::int64_t step = -1;  ///< -1: none recorded yet
+  std::vector<double> energy;
+};
+
 /// Create (truncate) `path` and write the owned cells of u from every rank plus `meta` as
-/// attributes. Collective over comm; not atomic (see CheckpointWriter). Throws
+/// attributes, and the spectrum when one is given. Collective over comm; not atomic (see CheckpointWriter). Throws
 /// CheckpointError on every rank when any rank fails.
 void write_field_file(const std::string& path, const Field& u, const CheckpointMeta& meta,
-                      const CheckpointTunables& tunables, MPI_Comm comm);
+                      const CheckpointTunables& tunables, MPI_Comm comm,
+                      const Spectrum* spectrum = nullptr);
 
 /// Read the dataset of `path` into the owned cells of u (ghosts untouched). The file must
 /// already have been checked (probe_checkpoint_file), so a failure here is an I/O error:
@@ -169,7 +177,11 @@ class CheckpointWriter {
 
   const CheckpointStats& stats() const { return stats_; }
 
+  /// Store `spectrum` into every following checkpoint (the latest one recorded). Not collective.
+  void set_spectrum(Spectrum spectrum) { spectrum_ = std::move(spectrum); }
+
  private:
+  Spectrum spectrum_;
   Config config_;
   CheckpointTunables tunables_;
   CheckpointStats stats_;

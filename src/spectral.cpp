@@ -184,14 +184,15 @@ SpectralDiagnostics::SpectralDiagnostics(const Decomposition& decomp, const Conf
   if (!ok) throw ConfigError("--spectrum-file: cannot write " + config.spectrum_file);
 }
 
-void SpectralDiagnostics::record(const Field& u, std::int64_t step) {
-  const std::vector<double> e = energy_spectrum(u, fft_, decomp_.comm());
-  if (decomp_.rank() != 0) return;
+std::vector<double> SpectralDiagnostics::record(const Field& u, std::int64_t step) {
+  std::vector<double> e = energy_spectrum(u, fft_, decomp_.comm());
+  if (decomp_.rank() != 0) return e;
   csv_.precision(17);
   for (std::size_t s = 0; s < e.size(); ++s)
     csv_ << step << "," << double(step) * config_.dt << "," << s << "," << e[s] << "\n";
   csv_.flush();
   if (!csv_) throw std::runtime_error("could not write the spectrum " + config_.spectrum_file);
+  return e;
 }
 
 SpectralCheckResult SpectralDiagnostics::check(const Field& u, std::int64_t steps) {

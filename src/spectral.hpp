@@ -87,8 +87,8 @@ class SpectralDiagnostics {
   /// Collective over decomp.comm(). Throws ConfigError on every rank when rank 0 cannot open
   /// the spectrum file.
   SpectralDiagnostics(const Decomposition& decomp, const Config& config);
-  /// Append E(k) of u at `step` to the CSV. Collective.
-  void record(const Field& u, std::int64_t step);
+  /// Append E(k) of u at `step` to the CSV and return it (on every rank). Collective.
+  std::vector<double> record(const Field& u, std::int64_t step);
   /// The spectral check of u after `steps` steps from the configured initial field. Collective.
   SpectralCheckResult check(const Field& u, std::int64_t steps);
 

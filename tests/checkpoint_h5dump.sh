@@ -17,3 +17,13 @@ for a in step time grid_xyz spacing_xyz kappa_xyz dt bc_xyz bc_value stencil ini
   grep -q "ATTRIBUTE \"$a\"" <<< "$out" || fail "attribute $a missing"
 done
 echo "ok: h5dump -H shows dataset field (9, 10, 13) and all attributes"
+
+# With --spectral-every, each checkpoint also holds the latest energy spectrum (all periodic).
+digest 2 --grid 13 10 9 --steps 4 --spectral-every 2 --spectrum-file "$WORK/spectrum.csv" \
+  --checkpoint-every 4 --checkpoint-dir "$WORK/spectral" > /dev/null
+out=$("$H5DUMP" -d spectrum "$WORK/spectral/checkpoint_0000000004.h5") || fail "no dataset spectrum"
+grep -q 'ATTRIBUTE "step"' <<< "$out" || fail "spectrum has no step attribute"
+first=$(awk -F, '$1 == 4 && $3 == 0 {print $4}' "$WORK/spectrum.csv")
+[ -n "$first" ] || fail "no spectrum of step 4 in the CSV"
+grep -q "(0): $(printf '%.6g' "$first")" <<< "$out" || fail "spectrum E(0) differs from the CSV's $first"
+echo "ok: checkpoint of step 4 holds the spectrum of step 4 (E(0) = $first, as in the CSV)"
