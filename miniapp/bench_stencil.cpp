@@ -28,12 +28,14 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   int n = 256, reps = 20, warmup = 3;
-  CLI::App app{"Stencil sweep vs STREAM-style copy on an n^3 block per rank (each rank works on "
-               "its own block; no halo exchange). Prints median bandwidths and their ratio.",
-               "miniapp bench stencil"};
+  CLI::App app{
+      "Stencil sweep vs STREAM-style copy on an n^3 block per rank (each rank works on "
+      "its own block; no halo exchange). Prints median bandwidths and their ratio.",
+      "miniapp bench stencil"};
   app.option_defaults()->always_capture_default();
   app.add_option("--n", n, "cells per dimension per rank")->check(CLI::Range(8, 4096));
-  app.add_option("--reps", reps, "timed repetitions (median reported)")->check(CLI::Range(1, 100000));
+  app.add_option("--reps", reps, "timed repetitions (median reported)")
+      ->check(CLI::Range(1, 100000));
   app.add_option("--warmup", warmup, "untimed repetitions first")->check(CLI::Range(0, 1000));
   try {
     app.parse(argc, argv);
@@ -41,8 +43,10 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
     std::ostringstream os, es;
     const int rc = app.exit(e, os, es);
     if (rank == 0) {
-      if (rc == 0) std::cout << os.str();
-      else std::cerr << "miniapp: error: " << e.what() << "\n";
+      if (rc == 0)
+        std::cout << os.str();
+      else
+        std::cerr << "miniapp: error: " << e.what() << "\n";
     }
     return rc == 0 ? 0 : 2;
   }
@@ -80,9 +84,10 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
   const double ts = median(t_stencil), tc = median(t_copy);
   const double bw_s = 16.0 * cells / ts, bw_c = 16.0 * cells / tc;
   if (rank == 0) {
-    std::printf("bench stencil: %d rank(s) x %d thread(s), %d^3 cells per rank, %d reps (median, "
-                "slowest rank)\n",
-                nranks, Exec().concurrency(), n, reps);
+    std::printf(
+        "bench stencil: %d rank(s) x %d thread(s), %d^3 cells per rank, %d reps (median, "
+        "slowest rank)\n",
+        nranks, Exec().concurrency(), n, reps);
     std::printf("  stencil 7pt   %10.3f ms  %8.2f GB/s  %.3e cell updates/s\n", ts * 1e3,
                 bw_s / 1e9, cells / ts);
     std::printf("  copy          %10.3f ms  %8.2f GB/s\n", tc * 1e3, bw_c / 1e9);

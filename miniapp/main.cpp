@@ -15,19 +15,20 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
-#include <map>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "affinity.hpp"          // issue 7
-#include "benchmark_result.hpp"  // issue 7
+#include "affinity.hpp"  // issue 7
 #include "bench.hpp"
+#include "benchmark_result.hpp"  // issue 7
 #include "checkpoint.hpp"
 #include "config.hpp"
 #include "diagnostics.hpp"
+#include "mpi_utils.hpp"
 #include "preflight.hpp"
 #include "progress.hpp"  // issue 7
 #include "report.hpp"
@@ -127,10 +128,10 @@ int run_main(Config config, MPI_Comm comm, int rank) {
     // Issue 5: the final field against the exact Fourier-space evolution of the initial one.
     const SpectralCheckResult sc = spectral->check(sim.field(), config.steps);
     if (rank == 0) {
-      std::printf("spectral check: max error %.3e, L2 (rms) error %.3e, max |imag| %.3e, "
-                  "tolerance %.3e\nSPECTRAL CHECK %s\n",
-                  sc.max_error, sc.l2_error, sc.max_imag, sc.tolerance,
-                  sc.passed ? "PASSED" : "FAILED");
+      std::printf(
+          "spectral check: max error %.3e, L2 (rms) error %.3e, max |imag| %.3e, "
+          "tolerance %.3e\nSPECTRAL CHECK %s\n",
+          sc.max_error, sc.l2_error, sc.max_imag, sc.tolerance, sc.passed ? "PASSED" : "FAILED");
       std::fflush(stdout);
     }
     checks.push_back(tolerance_check("spectral", sc.max_error, sc.tolerance));
@@ -179,8 +180,10 @@ int dispatch(int argc, char** argv, MPI_Comm comm, int rank) {
   const ParseOutcome parsed = parse_command_line(argc, argv);
   if (!parsed.config) {
     if (rank == 0) {
-      if (parsed.exit_code == 0) std::cout << parsed.message;
-      else std::cerr << "miniapp: error: " << parsed.message << "\n";
+      if (parsed.exit_code == 0)
+        std::cout << parsed.message;
+      else
+        std::cerr << "miniapp: error: " << parsed.message << "\n";
     }
     return parsed.exit_code;
   }
@@ -190,6 +193,7 @@ int dispatch(int argc, char** argv, MPI_Comm comm, int rank) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  prefer_romio();  // before MPI_Init: see mpi_utils.hpp
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   int rank = 0;

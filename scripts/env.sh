@@ -9,10 +9,6 @@ fi
 : "${OMP_PROC_BIND:=spread}"
 : "${OMP_PLACES:=threads}"
 export OMP_NUM_THREADS OMP_PROC_BIND OMP_PLACES
-# Open MPI: ROMIO reads and writes miniapp's strided checkpoint selections several times faster
-# than the default OMPIO here (miniapp bench io: read 0.11x -> 0.84x of raw, write 0.59x ->
-# 1.16x). Other MPIs ignore the variable; a value you set wins.
-export OMPI_MCA_io=${OMPI_MCA_io:-romio321}
 MINIAPP_BUILD_DIR=${MINIAPP_BUILD_DIR:-${BUILD_DIR:-build}}
 MINIAPP_BIN=${MINIAPP_BIN:-$MINIAPP_BUILD_DIR/miniapp/miniapp}
 

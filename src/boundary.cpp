@@ -17,17 +17,19 @@ void apply_boundary(Field& u, int d, int side, Boundary kind, double value, cons
   const Field f = u;
   double* p = u.data();
   if (kind == Boundary::Dirichlet) {
-    for_each_cell("miniapp::boundary::dirichlet", slab,
-                  KOKKOS_LAMBDA(int i, int j, int k) { p[f.index(i, j, k)] = value; });
+    for_each_cell(
+        "miniapp::boundary::dirichlet", slab,
+        KOKKOS_LAMBDA(int i, int j, int k) { p[f.index(i, j, k)] = value; });
   } else if (kind == Boundary::Neumann) {
     // Mirror across the face: low ghost g in [0, h) <- 2h-1-g; high ghost g in [n+h, n+2h)
     // <- 2(n+h)-1-g. Both sources are interior cells.
     const int mirror = side == 0 ? 2 * u.halo() - 1 : 2 * (u.n()[d] + u.halo()) - 1;
-    for_each_cell("miniapp::boundary::neumann", slab, KOKKOS_LAMBDA(int i, int j, int k) {
-      int s[3] = {i, j, k};
-      s[d] = mirror - s[d];
-      p[f.index(i, j, k)] = p[f.index(s[0], s[1], s[2])];
-    });
+    for_each_cell(
+        "miniapp::boundary::neumann", slab, KOKKOS_LAMBDA(int i, int j, int k) {
+          int s[3] = {i, j, k};
+          s[d] = mirror - s[d];
+          p[f.index(i, j, k)] = p[f.index(s[0], s[1], s[2])];
+        });
   }
 }
 

@@ -24,9 +24,7 @@ struct Box {
   /// Extents along all dimensions.
   constexpr Index3 extents() const { return {extent(0), extent(1), extent(2)}; }
   /// Number of cells (64-bit: global boxes can exceed 2^31 cells).
-  constexpr std::int64_t count() const {
-    return std::int64_t(extent(0)) * extent(1) * extent(2);
-  }
+  constexpr std::int64_t count() const { return std::int64_t(extent(0)) * extent(1) * extent(2); }
   constexpr bool empty() const { return count() == 0; }
   /// True when cell (i, j, k) lies in the box.
   constexpr bool contains(int i, int j, int k) const {

@@ -48,8 +48,8 @@ void for_each_line_blocked(const std::string& label, const Box& b, int row_lengt
   tiles = (ny + rows - 1) / rows;
   const Index3 lo = b.lo;
   Kokkos::parallel_for(
-      label, Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(
-                 0, std::int64_t(tiles) * chunks),
+      label,
+      Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(0, std::int64_t(tiles) * chunks),
       KOKKOS_LAMBDA(const std::int64_t item) {
         const int tile = int(item % tiles), chunk = int(item / tiles);
         const int j0 = lo[1] + tile * rows;
@@ -66,10 +66,11 @@ inline void pack_box(const Field& u, const Box& b, double* buf, const std::strin
   const int nx = b.extent(0), ny = b.extent(1);
   const double* src = u.data();
   const Field f = u;
-  for_each_cell(label, b, KOKKOS_LAMBDA(int i, int j, int k) {
-    buf[(i - lo[0]) + std::int64_t(nx) * ((j - lo[1]) + std::int64_t(ny) * (k - lo[2]))] =
-        src[f.index(i, j, k)];
-  });
+  for_each_cell(
+      label, b, KOKKOS_LAMBDA(int i, int j, int k) {
+        buf[(i - lo[0]) + std::int64_t(nx) * ((j - lo[1]) + std::int64_t(ny) * (k - lo[2]))] =
+            src[f.index(i, j, k)];
+      });
 }
 
 /// Copy a contiguous buffer (x fastest) into box b of u. Does not fence.
@@ -78,10 +79,11 @@ inline void unpack_box(Field& u, const Box& b, const double* buf, const std::str
   const int nx = b.extent(0), ny = b.extent(1);
   double* dst = u.data();
   const Field f = u;
-  for_each_cell(label, b, KOKKOS_LAMBDA(int i, int j, int k) {
-    dst[f.index(i, j, k)] =
-        buf[(i - lo[0]) + std::int64_t(nx) * ((j - lo[1]) + std::int64_t(ny) * (k - lo[2]))];
-  });
+  for_each_cell(
+      label, b, KOKKOS_LAMBDA(int i, int j, int k) {
+        dst[f.index(i, j, k)] =
+            buf[(i - lo[0]) + std::int64_t(nx) * ((j - lo[1]) + std::int64_t(ny) * (k - lo[2]))];
+      });
 }
 
 }  // namespace miniapp

@@ -657,7 +657,7 @@ Config merge_restart_config(const Config& config, const CheckpointMeta& m,
   if (given("--dt") && !same(c.dt, m.dt)) conflict("--dt", str(c.dt), str(m.dt));
   if (given("--bc-value") && !same(c.bc_value, m.bc_value))
     conflict("--bc-value", str(c.bc_value), str(m.bc_value));
-  const int file_stencil = std::string(m.stencil) == stencil_name(27) ? 27
+  const int file_stencil = std::string(m.stencil) == stencil_name(27)  ? 27
                            : std::string(m.stencil) == stencil_name(7) ? 7
                                                                        : 0;
   if (file_stencil == 0)

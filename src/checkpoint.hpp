@@ -96,8 +96,8 @@ struct Spectrum {
 };
 
 /// Create (truncate) `path` and write the owned cells of u from every rank plus `meta` as
-/// attributes, and the spectrum when one is given. Collective over comm; not atomic (see CheckpointWriter). Throws
-/// CheckpointError on every rank when any rank fails.
+/// attributes, and the spectrum when one is given. Collective over comm; not atomic (see
+/// CheckpointWriter). Throws CheckpointError on every rank when any rank fails.
 void write_field_file(const std::string& path, const Field& u, const CheckpointMeta& meta,
                       const CheckpointTunables& tunables, MPI_Comm comm,
                       const Spectrum* spectrum = nullptr);

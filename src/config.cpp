@@ -12,28 +12,38 @@ namespace miniapp {
 
 const char* to_string(Boundary b) {
   switch (b) {
-    case Boundary::Periodic: return "periodic";
-    case Boundary::Dirichlet: return "dirichlet";
-    case Boundary::Neumann: return "neumann";
+    case Boundary::Periodic:
+      return "periodic";
+    case Boundary::Dirichlet:
+      return "dirichlet";
+    case Boundary::Neumann:
+      return "neumann";
   }
   return "?";
 }
 
 const char* to_string(InitKind k) {
   switch (k) {
-    case InitKind::Random: return "random";
-    case InitKind::Sine: return "sine";
-    case InitKind::Gaussian: return "gaussian";
+    case InitKind::Random:
+      return "random";
+    case InitKind::Sine:
+      return "sine";
+    case InitKind::Gaussian:
+      return "gaussian";
   }
   return "?";
 }
 
 const char* to_string(HaloMode m) {
   switch (m) {
-    case HaloMode::DimOrdered: return "dim-ordered";
-    case HaloMode::Neighbors26: return "neighbors26";
-    case HaloMode::NeighborColl: return "neighbor-coll";
-    case HaloMode::Faces: return "faces";
+    case HaloMode::DimOrdered:
+      return "dim-ordered";
+    case HaloMode::Neighbors26:
+      return "neighbors26";
+    case HaloMode::NeighborColl:
+      return "neighbor-coll";
+    case HaloMode::Faces:
+      return "faces";
   }
   return "?";
 }
@@ -122,18 +132,18 @@ void Config::validate() const {
                              " must be a positive number of cells");
     require(ranks[d] >= 0, std::string("--ranks: P") + char('X' + d) + "=" + str(ranks[d]) +
                                " must be >= 0 (0 = choose)");
-    require(std::isfinite(kappa[d]) && kappa[d] >= 0,
-            std::string("--kappa: K") + char('X' + d) + "=" + str(kappa[d]) +
-                " must be finite and >= 0");
-    require(std::isfinite(spacing[d]) && spacing[d] > 0,
-            std::string("--spacing: D") + char('X' + d) + "=" + str(spacing[d]) +
-                " must be finite and > 0");
+    require(std::isfinite(kappa[d]) && kappa[d] >= 0, std::string("--kappa: K") + char('X' + d) +
+                                                          "=" + str(kappa[d]) +
+                                                          " must be finite and >= 0");
+    require(std::isfinite(spacing[d]) && spacing[d] > 0, std::string("--spacing: D") +
+                                                             char('X' + d) + "=" + str(spacing[d]) +
+                                                             " must be finite and > 0");
   }
   require(std::isfinite(dt) && dt > 0, "--dt=" + str(dt) + " must be finite and > 0");
   require(std::isfinite(bc_value), "--bc-value=" + str(bc_value) + " must be finite");
   require(steps >= 0, "--steps=" + str(steps) + " must be >= 0");
-  require(halo_width >= 1, "--halo-width=" + str(halo_width) +
-                              " is below the stencil radius 1 (must be >= 1)");
+  require(halo_width >= 1,
+          "--halo-width=" + str(halo_width) + " is below the stencil radius 1 (must be >= 1)");
 
   // Checkpoints and restart (src/checkpoint.*)
   require(checkpoint_every >= 0,
@@ -153,18 +163,19 @@ void Config::validate() const {
           "coefficients a_d = kappa_d*dt/dx_d^2 are not finite (ax=" + str(a.ax) +
               ", ay=" + str(a.ay) + ", az=" + str(a.az) + ")");
   const double sum = 2.0 * (a.ax + a.ay + a.az);
-  require(stencil != 7 || sum <= 1.0, "unstable: 2*(ax+ay+az) = " + str(sum) + " > 1 (ax=" + str(a.ax) +
-                          ", ay=" + str(a.ay) + ", az=" + str(a.az) +
-                          "); reduce --dt or --kappa, or increase --spacing");
+  require(stencil != 7 || sum <= 1.0,
+          "unstable: 2*(ax+ay+az) = " + str(sum) + " > 1 (ax=" + str(a.ax) + ", ay=" + str(a.ay) +
+              ", az=" + str(a.az) + "); reduce --dt or --kappa, or increase --spacing");
 
   // Procurement and batch runs (issue 7).
   require(warmup >= 0 && warmup <= steps,
           "--warmup=" + str(warmup) + " must be between 0 and --steps=" + str(steps) +
               " (warm-up steps are the first, untimed, steps of the run)");
-  require(expect_digest.empty() ||
-              (expect_digest.size() == 16 &&
-               expect_digest.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos),
-          "--expect-digest=" + expect_digest + " must be 16 hex digits (as printed after 'digest')");
+  require(
+      expect_digest.empty() ||
+          (expect_digest.size() == 16 &&
+           expect_digest.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos),
+      "--expect-digest=" + expect_digest + " must be 16 hex digits (as printed after 'digest')");
   require(std::isfinite(progress) && (progress >= 0 || progress == -1),
           "--progress=" + str(progress) + " must be >= 0 seconds (0 = off) or -1 (auto)");
   // Pencil transposes, 3D FFT and spectral diagnostics (issue 5)
@@ -182,16 +193,18 @@ void Config::validate() const {
           "--stencil=" + str(stencil) + " must be 7 (star) or 27 (box)");
   if (stencil == 27) {
     const double g = stability_number27(a);
-    require(g <= 1.0, "unstable: the 27-point stability number max_x sum_d 2*a_d*x_d*"
-                      "(1-x_e/3)*(1-x_f/3) = " + str(g) + " > 1 (ax=" + str(a.ax) + ", ay=" +
-                      str(a.ay) + ", az=" + str(a.az) +
-                      "); reduce --dt or --kappa, or increase --spacing");
+    require(g <= 1.0,
+            "unstable: the 27-point stability number max_x sum_d 2*a_d*x_d*"
+            "(1-x_e/3)*(1-x_f/3) = " +
+                str(g) + " > 1 (ax=" + str(a.ax) + ", ay=" + str(a.ay) + ", az=" + str(a.az) +
+                "); reduce --dt or --kappa, or increase --spacing");
   }
   if (halo_mode == HaloMode::Faces) {
-    require(stencil == 7, "--halo faces sends no edges or corners, which the 27-point stencil "
-                          "reads: use --halo dim-ordered, neighbors26 or neighbor-coll");
-    require(halo_width == 1, "--halo faces works at --halo-width 1 only (got " +
-                                 str(halo_width) + "): deeper halos update ghost cells, which "
+    require(stencil == 7,
+            "--halo faces sends no edges or corners, which the 27-point stencil "
+            "reads: use --halo dim-ordered, neighbors26 or neighbor-coll");
+    require(halo_width == 1, "--halo faces works at --halo-width 1 only (got " + str(halo_width) +
+                                 "): deeper halos update ghost cells, which "
                                  "needs edge and corner ghosts even for the 7-point stencil");
   }
   require(!(halo_mode == HaloMode::NeighborColl && pack == PackKind::Datatype),
@@ -218,8 +231,10 @@ void Config::validate_for(int nranks) const {
   std::int64_t product = 1;
   bool all_given = true;
   for (int d = 0; d < 3; ++d) {
-    if (ranks[d] == 0) all_given = false;
-    else product *= ranks[d];
+    if (ranks[d] == 0)
+      all_given = false;
+    else
+      product *= ranks[d];
   }
   if (all_given)
     require(product == nranks, "--ranks " + str(ranks[0]) + " " + str(ranks[1]) + " " +
@@ -232,10 +247,10 @@ void Config::validate_for(int nranks) const {
                                        " MPI ranks");
   for (int d = 0; d < 3; ++d)
     if (ranks[d] > 0 && !(d == 2 && two_d()))  // a 2D problem has no z halo
-      require(grid[d] >= ranks[d] * halo_width,
-              std::string("--grid: N") + char('X' + d) + "=" + str(grid[d]) +
-                  " has fewer cells than " + str(ranks[d]) + " ranks x halo width " +
-                  str(halo_width) + " in " + kAxis[d]);
+      require(grid[d] >= ranks[d] * halo_width, std::string("--grid: N") + char('X' + d) + "=" +
+                                                    str(grid[d]) + " has fewer cells than " +
+                                                    str(ranks[d]) + " ranks x halo width " +
+                                                    str(halo_width) + " in " + kAxis[d]);
 }
 
 /// Validator mapping names (case-insensitive) to enum values; --help shows the option as NAME
@@ -247,10 +262,11 @@ CLI::Validator choice_of(const std::map<std::string, E>& names) {
 
 ParseOutcome parse_command_line(int argc, char** argv) {
   Config c;
-  CLI::App app{"miniapp: 3D diffusion on an MPI Cartesian torus with Kokkos.\n"
-               "Options override the TOML file given with --config. "
-               "Benchmarks: miniapp bench stencil|... --help",
-               "miniapp"};
+  CLI::App app{
+      "miniapp: 3D diffusion on an MPI Cartesian torus with Kokkos.\n"
+      "Options override the TOML file given with --config. "
+      "Benchmarks: miniapp bench stencil|... --help",
+      "miniapp"};
   app.option_defaults()->always_capture_default();
   app.set_version_flag("--version", std::string("miniapp ") + kVersion);
   app.set_config("--config", "", "TOML input file (keys are the long option names)", false);

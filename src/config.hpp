@@ -40,36 +40,36 @@ const char* to_string(PackKind p);
 
 struct Config {
   // Problem
-  Index3 grid{64, 64, 64};               ///< global cells NX NY NZ
-  Index3 ranks{0, 0, 0};                 ///< rank grid PX PY PZ (0 = choose)
+  Index3 grid{64, 64, 64};  ///< global cells NX NY NZ
+  Index3 ranks{0, 0, 0};    ///< rank grid PX PY PZ (0 = choose)
   std::array<Boundary, 3> bc{Boundary::Periodic, Boundary::Periodic, Boundary::Periodic};
-  double bc_value = 0.0;                 ///< dirichlet ghost value
-  std::array<double, 3> kappa{1.0, 1.0, 1.0};  ///< diffusivity per dimension [m^2/s]
-  double dt = 0.1;                       ///< time step [s]
+  double bc_value = 0.0;                         ///< dirichlet ghost value
+  std::array<double, 3> kappa{1.0, 1.0, 1.0};    ///< diffusivity per dimension [m^2/s]
+  double dt = 0.1;                               ///< time step [s]
   std::array<double, 3> spacing{1.0, 1.0, 1.0};  ///< cell size per dimension [m]
-  std::int64_t steps = 100;              ///< time steps
+  std::int64_t steps = 100;                      ///< time steps
   InitKind init = InitKind::Random;
-  std::uint64_t seed = 42;               ///< random init seed
-  Index3 sine_mode{1, 1, 1};             ///< wavenumbers of --init sine
+  std::uint64_t seed = 42;    ///< random init seed
+  Index3 sine_mode{1, 1, 1};  ///< wavenumbers of --init sine
 
   // Checks and output
-  bool verify = false;                   ///< compare with the exact solution (--init sine)
-  std::string report_path;               ///< JSON report file ("" = none)
-  std::string config_path;               ///< the TOML file read, for the record
+  bool verify = false;      ///< compare with the exact solution (--init sine)
+  std::string report_path;  ///< JSON report file ("" = none)
+  std::string config_path;  ///< the TOML file read, for the record
 
-  int halo_width = 1;                    ///< ghost layers
+  int halo_width = 1;  ///< ghost layers
 
   // Procurement and batch runs (issue 7): warm-up, reference digest, progress, provenance.
-  std::int64_t warmup = 0;               ///< untimed steps, counted in `steps`
-  std::string expect_digest;             ///< reference digest, 16 hex digits ("" = none)
-  double progress = -1;                  ///< seconds between progress lines (0 off, <0 auto)
-  std::string label;                     ///< free text recorded in the report
-  std::string command_line;              ///< the arguments as given, for the record
+  std::int64_t warmup = 0;    ///< untimed steps, counted in `steps`
+  std::string expect_digest;  ///< reference digest, 16 hex digits ("" = none)
+  double progress = -1;       ///< seconds between progress lines (0 off, <0 auto)
+  std::string label;          ///< free text recorded in the report
+  std::string command_line;   ///< the arguments as given, for the record
   // Pencil transposes, 3D FFT and spectral diagnostics (issue 5)
   TransposeKind transpose = TransposeKind::ZeroCopy;  ///< --transpose zerocopy|pack
-  bool spectral_check = false;           ///< compare with the exact spectral evolution
-  std::int64_t spectral_every = 0;       ///< energy spectrum every N steps (0 = never)
-  std::string spectrum_file = "spectrum.csv";  ///< CSV of E(|k|) per recorded step
+  bool spectral_check = false;                        ///< compare with the exact spectral evolution
+  std::int64_t spectral_every = 0;                    ///< energy spectrum every N steps (0 = never)
+  std::string spectrum_file = "spectrum.csv";         ///< CSV of E(|k|) per recorded step
   // Checkpoints and restart (src/checkpoint.*)
   std::int64_t checkpoint_every = 0;             ///< steps between checkpoints (0 = none)
   std::string checkpoint_dir = "checkpoints";    ///< where checkpoints go / `latest` is looked up
@@ -82,10 +82,10 @@ struct Config {
   std::string checkpoint_cb_write = "automatic";  ///< MPI-IO hint romio_cb_write
   std::set<std::string> given;  ///< long option names set on the command line or TOML
   // Halo exchange family and stencils (issue 3)
-  int stencil = 7;                       ///< 7 (star) or 27 (box) point stencil
+  int stencil = 7;  ///< 7 (star) or 27 (box) point stencil
   HaloMode halo_mode = HaloMode::DimOrdered;
   PackKind pack = PackKind::Kernel;
-  bool overlap = false;                  ///< overlap the exchange with interior updates
+  bool overlap = false;  ///< overlap the exchange with interior updates
   /// NZ = 1 runs as a 2D problem: no z exchange, no z term.
   bool two_d() const { return grid[2] == 1; }
 
@@ -102,7 +102,7 @@ struct Config {
 struct ParseOutcome {
   std::optional<Config> config;
   int exit_code = 0;
-  std::string message;     ///< help/version text (stdout) or error message (stderr)
+  std::string message;  ///< help/version text (stdout) or error message (stderr)
 };
 
 /// Parse argc/argv (and the TOML file named by --config) into a Config. Not collective;

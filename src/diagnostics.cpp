@@ -65,8 +65,7 @@ double max_error(const Field& u, const InitialCondition& ic, double amplitude, M
   const Field f = u;
   double err = 0;
   Kokkos::parallel_reduce(
-      "miniapp::diagnostics::error",
-      Kokkos::RangePolicy<Exec>(0, std::int64_t(ny) * in.extent(2)),
+      "miniapp::diagnostics::error", Kokkos::RangePolicy<Exec>(0, std::int64_t(ny) * in.extent(2)),
       KOKKOS_LAMBDA(const std::int64_t line, double& e) {
         const int j = h + int(line % ny), k = h + int(line / ny);
         for (int i = h; i < h + nx; ++i) {

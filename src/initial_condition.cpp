@@ -32,9 +32,10 @@ void fill_zero(Field& u) {
   double* p = u.data();
   const Field f = u;
   const int ex = u.ext()[0];
-  for_each_line_blocked("miniapp::init::zero", u.padded(), ex, KOKKOS_LAMBDA(int j, int k) {
-    for (int i = 0; i < ex; ++i) p[f.index(i, j, k)] = 0.0;
-  });
+  for_each_line_blocked(
+      "miniapp::init::zero", u.padded(), ex, KOKKOS_LAMBDA(int j, int k) {
+        for (int i = 0; i < ex; ++i) p[f.index(i, j, k)] = 0.0;
+      });
   Kokkos::fence();
 }
 
@@ -45,11 +46,11 @@ void fill_initial(Field& u, const InitialCondition& ic) {
   const Index3 off{u.owned().lo[0] - u.halo(), u.owned().lo[1] - u.halo(),
                    u.owned().lo[2] - u.halo()};
   const int h = u.halo(), nx = u.n()[0];
-  for_each_line_blocked("miniapp::init::field", u.interior(), u.ext()[0],
-                        KOKKOS_LAMBDA(int j, int k) {
-                          for (int i = h; i < h + nx; ++i)
-                            p[f.index(i, j, k)] = ic(i + off[0], j + off[1], k + off[2]);
-                        });
+  for_each_line_blocked(
+      "miniapp::init::field", u.interior(), u.ext()[0], KOKKOS_LAMBDA(int j, int k) {
+        for (int i = h; i < h + nx; ++i)
+          p[f.index(i, j, k)] = ic(i + off[0], j + off[1], k + off[2]);
+      });
   Kokkos::fence();
 }
 

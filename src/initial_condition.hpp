@@ -29,11 +29,11 @@ struct InitialCondition {
     const std::uint64_t g =
         std::uint64_t(x) + std::uint64_t(grid[0]) * (std::uint64_t(y) + std::uint64_t(grid[1]) * z);
     switch (kind) {
-      case InitKind::Random: return unit_double(splitmix64(seed ^ g));
+      case InitKind::Random:
+        return unit_double(splitmix64(seed ^ g));
       case InitKind::Sine: {
         constexpr double two_pi = 6.283185307179586476925286766559;
-        return std::cos(two_pi * mode[0] * x / grid[0]) *
-               std::cos(two_pi * mode[1] * y / grid[1]) *
+        return std::cos(two_pi * mode[0] * x / grid[0]) * std::cos(two_pi * mode[1] * y / grid[1]) *
                std::cos(two_pi * mode[2] * z / grid[2]);
       }
       case InitKind::Gaussian: {

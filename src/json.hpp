@@ -22,7 +22,9 @@ class JsonWriter {
   JsonWriter& value(const std::string& key, bool v);
   /// Array element (key must be empty inside arrays).
   template <class T>
-  JsonWriter& element(const T& v) { return value("", v); }
+  JsonWriter& element(const T& v) {
+    return value("", v);
+  }
   const std::string& str() const { return out_; }
 
   static std::string escape(const std::string& s);

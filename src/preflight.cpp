@@ -52,7 +52,8 @@ std::string check_writable_file(const std::string& path) {
   const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
   if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     return "directory " + dir + " of " + path + " does not exist";
-  if (access(dir.c_str(), W_OK) != 0) return "directory " + dir + " of " + path + " is not writable";
+  if (access(dir.c_str(), W_OK) != 0)
+    return "directory " + dir + " of " + path + " is not writable";
   return "";
 }
 

@@ -50,8 +50,7 @@ RunReport make_report(const Simulation& sim, const Verification& verification) {
   r.refill = reduce_stat(t.refill, comm);
   r.start = reduce_stat(h.start, comm);
   const double cells = double(r.config.grid[0]) * r.config.grid[1] * r.config.grid[2];
-  r.cell_updates_per_second =
-      r.loop.max > 0 ? cells * double(r.steps - warmup) / r.loop.max : 0.0;
+  r.cell_updates_per_second = r.loop.max > 0 ? cells * double(r.steps - warmup) / r.loop.max : 0.0;
   r.summary = sim.summary();
   r.verification = verification;
   // Procurement (issue 7)
@@ -86,32 +85,31 @@ std::string read_text_file(const std::string& path) {
 void print_report(std::ostream& os, const RunReport& r) {
   const Config& c = r.config;
   const Coefficients a = c.coefficients();
-  os << "miniapp " << kVersion << ": " << (c.two_d() ? "2D" : "3D") << " diffusion, "
-     << c.stencil << "-point stencil\n";
+  os << "miniapp " << kVersion << ": " << (c.two_d() ? "2D" : "3D") << " diffusion, " << c.stencil
+     << "-point stencil\n";
   os << "  grid          " << triple(c.grid) << " cells, bc x=" << to_string(c.bc[0])
      << " y=" << to_string(c.bc[1]) << " z=" << to_string(c.bc[2]) << " (dirichlet value "
      << fmt(c.bc_value) << ")\n";
   os << "  ranks         " << r.nranks << " = " << triple(r.dims)
-     << (r.dims_chosen ? " (chosen: smallest halo surface)" : " (as given)") << ", "
-     << r.threads << " thread(s) per rank\n";
+     << (r.dims_chosen ? " (chosen: smallest halo surface)" : " (as given)") << ", " << r.threads
+     << " thread(s) per rank\n";
   os << "  coefficients  ax=" << fmt(a.ax) << " ay=" << fmt(a.ay) << " az=" << fmt(a.az)
-     << " (dt=" << fmt(c.dt) << " s), init " << to_string(c.init) << ", " << r.steps
-     << " steps\n";
+     << " (dt=" << fmt(c.dt) << " s), init " << to_string(c.init) << ", " << r.steps << " steps\n";
   os << "  halo          " << to_string(c.halo_mode) << " ("
      << (c.halo_mode == HaloMode::NeighborColl ? "subarray datatypes"
-                                                : std::string("pack ") + to_string(c.pack))
+                                               : std::string("pack ") + to_string(c.pack))
      << (c.overlap ? ", overlap" : "") << "), width " << c.halo_width << ": "
      << fmt(r.messages_per_step.min, "%.2f") << "/" << fmt(r.messages_per_step.avg, "%.2f") << "/"
-     << fmt(r.messages_per_step.max, "%.2f") << " messages, "
-     << fmt(r.bytes_per_step.min, "%.0f") << "/" << fmt(r.bytes_per_step.avg, "%.0f") << "/"
-     << fmt(r.bytes_per_step.max, "%.0f") << " B per step per rank (min/avg/max)\n";
+     << fmt(r.messages_per_step.max, "%.2f") << " messages, " << fmt(r.bytes_per_step.min, "%.0f")
+     << "/" << fmt(r.bytes_per_step.avg, "%.0f") << "/" << fmt(r.bytes_per_step.max, "%.0f")
+     << " B per step per rank (min/avg/max)\n";
   os << "  redundant     " << fmt(r.redundant_per_step.min, "%.0f") << "/"
      << fmt(r.redundant_per_step.avg, "%.0f") << "/" << fmt(r.redundant_per_step.max, "%.0f")
      << " extra cell updates per step per rank (min/avg/max; deep halo)\n";
   os << "  time [s]           min          avg          max\n";
   auto row = [&](const char* name, const Stat& s) {
-    os << "    " << std::left << std::setw(12) << name << std::right << fmt(s.min, "%12.6f")
-       << " " << fmt(s.avg, "%12.6f") << " " << fmt(s.max, "%12.6f") << "\n";
+    os << "    " << std::left << std::setw(12) << name << std::right << fmt(s.min, "%12.6f") << " "
+       << fmt(s.avg, "%12.6f") << " " << fmt(s.max, "%12.6f") << "\n";
   };
   row("stencil", r.stencil);
   row("pack", r.pack);
@@ -313,7 +311,10 @@ std::string report_json(const RunReport& r) {
   j.value("reason", r.validation.reason);
   j.begin_array("checks");
   for (const Check& ch : r.validation.checks)
-    j.begin_object().value("name", ch.name).value("passed", ch.passed).value("detail", ch.detail)
+    j.begin_object()
+        .value("name", ch.name)
+        .value("passed", ch.passed)
+        .value("detail", ch.detail)
         .end_object();
   j.end_array();
   j.end_object();

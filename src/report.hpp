@@ -43,8 +43,8 @@ struct RunReport {
   Stat loop, stencil, halo, pack, wait, unpack, boundary;  ///< seconds over the timed steps
   Stat messages_per_step, bytes_per_step;
   // Halo exchange family (issue 3): per rank and step.
-  Stat redundant_per_step;          ///< redundant cell updates (deep halos)
-  Stat hidden, refill, start;       ///< seconds: comm hidden by --overlap, refills, posting
+  Stat redundant_per_step;             ///< redundant cell updates (deep halos)
+  Stat hidden, refill, start;          ///< seconds: comm hidden by --overlap, refills, posting
   double cell_updates_per_second = 0;  ///< global cells * steps / max loop time
   FieldSummary summary;
   Verification verification;
@@ -58,7 +58,7 @@ struct RunReport {
   Validation validation;  ///< named checks and verdict (set by the driver)
   // Checkpoints and restart (src/checkpoint.*), filled in by the driver.
   CheckpointStats checkpoints;
-  std::string restart_path;      ///< "" for a fresh start
+  std::string restart_path;  ///< "" for a fresh start
   std::int64_t restart_step = 0;
 };
 

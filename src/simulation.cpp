@@ -4,7 +4,6 @@
 #include <string>
 
 #include "boundary.hpp"
-
 #include "stencil.hpp"
 
 namespace miniapp {
@@ -17,13 +16,12 @@ Index3 resolve_rank_grid(const Config& config, int nranks) {
   }
   const Index3 dims = Decomposition::choose_dims(nranks, global, fixed, config.halo_width);
   if (dims[0] == 0) {
-    throw ConfigError("no rank grid for " + std::to_string(nranks) + " ranks fits --grid " +
-                      std::to_string(config.grid[0]) + " " + std::to_string(config.grid[1]) +
-                      " " + std::to_string(config.grid[2]) + " with at least " +
-                      std::to_string(config.halo_width) + " cell(s) per rank per dimension" +
-                      " (--ranks " + std::to_string(config.ranks[0]) + " " +
-                      std::to_string(config.ranks[1]) + " " + std::to_string(config.ranks[2]) +
-                      ")");
+    throw ConfigError(
+        "no rank grid for " + std::to_string(nranks) + " ranks fits --grid " +
+        std::to_string(config.grid[0]) + " " + std::to_string(config.grid[1]) + " " +
+        std::to_string(config.grid[2]) + " with at least " + std::to_string(config.halo_width) +
+        " cell(s) per rank per dimension" + " (--ranks " + std::to_string(config.ranks[0]) + " " +
+        std::to_string(config.ranks[1]) + " " + std::to_string(config.ranks[2]) + ")");
   }
   return dims;
 }
@@ -156,9 +154,7 @@ void Simulation::run(std::int64_t steps) {
   Kokkos::Profiling::popRegion();
 }
 
-FieldSummary Simulation::summary() const {
-  return summarize(u_, config_.grid, decomp_->comm());
-}
+FieldSummary Simulation::summary() const { return summarize(u_, config_.grid, decomp_->comm()); }
 
 void Simulation::reset_timers() {
   times_ = {};

@@ -32,11 +32,11 @@ namespace miniapp {
 
 /// Seconds spent per phase of the time loop on this rank.
 struct PhaseTimes {
-  double stencil = 0;  ///< stencil kernels (with fence)
-  double halo = 0;     ///< whole halo exchanges (pack + wait + unpack + boundary)
-  double loop = 0;     ///< the whole timed loop
-  double refill = 0;   ///< deep halos: physical-boundary refills between sub-steps
-  double hidden = 0;   ///< --overlap: communication time hidden behind interior updates
+  double stencil = 0;          ///< stencil kernels (with fence)
+  double halo = 0;             ///< whole halo exchanges (pack + wait + unpack + boundary)
+  double loop = 0;             ///< the whole timed loop
+  double refill = 0;           ///< deep halos: physical-boundary refills between sub-steps
+  double hidden = 0;           ///< --overlap: communication time hidden behind interior updates
   std::int64_t redundant = 0;  ///< redundant cell updates (deep halos), summed over steps
 };
 

@@ -50,17 +50,17 @@ void apply_stencil(int points, const Field& u, Field& v, const Box& region, cons
   const Field f = u;
   const double ax = a.ax, ay = a.ay, az = a.az;
   if (points == 27) {
-    for_each_line_blocked("miniapp::stencil::27pt", region, u.ext()[0],
-                          KOKKOS_LAMBDA(int j, int k) {
-                            const std::int64_t base = f.index(x0, j, k);
-                            line27(up + base, vp + base, nx, sy, sz, ax, ay, az);
-                          });
+    for_each_line_blocked(
+        "miniapp::stencil::27pt", region, u.ext()[0], KOKKOS_LAMBDA(int j, int k) {
+          const std::int64_t base = f.index(x0, j, k);
+          line27(up + base, vp + base, nx, sy, sz, ax, ay, az);
+        });
   } else {
-    for_each_line_blocked("miniapp::stencil::7pt", region, u.ext()[0],
-                          KOKKOS_LAMBDA(int j, int k) {
-                            const std::int64_t base = f.index(x0, j, k);
-                            line7(up + base, vp + base, nx, sy, sz, ax, ay, az);
-                          });
+    for_each_line_blocked(
+        "miniapp::stencil::7pt", region, u.ext()[0], KOKKOS_LAMBDA(int j, int k) {
+          const std::int64_t base = f.index(x0, j, k);
+          line7(up + base, vp + base, nx, sy, sz, ax, ay, az);
+        });
   }
 }
 
@@ -69,11 +69,11 @@ void copy_region(const Field& u, Field& v, const Box& region) {
   const double* up = u.data();
   double* vp = v.data();
   const Field f = u;
-  for_each_line_blocked("miniapp::stencil::copy", region, u.ext()[0],
-                        KOKKOS_LAMBDA(int j, int k) {
-                          const std::int64_t base = f.index(x0, j, k);
-                          line_copy(up + base, vp + base, nx);
-                        });
+  for_each_line_blocked(
+      "miniapp::stencil::copy", region, u.ext()[0], KOKKOS_LAMBDA(int j, int k) {
+        const std::int64_t base = f.index(x0, j, k);
+        line_copy(up + base, vp + base, nx);
+      });
 }
 
 }  // namespace miniapp

@@ -5,6 +5,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "mpi_utils.hpp"
+
 namespace {
 
 /// Reduce each test's result over all ranks, so a failure on rank 3 fails the test everywhere
@@ -15,8 +17,7 @@ class MpiResultListener : public testing::EmptyTestEventListener {
     MPI_Allreduce(&local_failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (any_failed && !local_failed)
-      ADD_FAILURE() << "failed on another rank (see its output)";
+    if (any_failed && !local_failed) ADD_FAILURE() << "failed on another rank (see its output)";
     (void)rank;
   }
 };
@@ -24,6 +25,7 @@ class MpiResultListener : public testing::EmptyTestEventListener {
 }  // namespace
 
 int main(int argc, char** argv) {
+  miniapp::prefer_romio();  // as miniapp itself does (checkpoint round trips)
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   Kokkos::initialize(argc, argv);

@@ -57,8 +57,8 @@ TEST(StencilReference, BitIdenticalForEveryRankGridAndBoundary) {
             << "/" << to_string(bc[1]) << "/" << to_string(bc[2]);
       }
       if (first_digest == 0) first_digest = sum.digest;
-      EXPECT_EQ(sum.digest, first_digest) << "digest differs on " << p[0] << "x" << p[1] << "x"
-                                          << p[2];
+      EXPECT_EQ(sum.digest, first_digest)
+          << "digest differs on " << p[0] << "x" << p[1] << "x" << p[2];
     }
   }
 }

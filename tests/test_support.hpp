@@ -10,9 +10,9 @@
 
 #include "config.hpp"
 #include "field.hpp"
+#include "initial_condition.hpp"
 #include "mpi_utils.hpp"
 #include "numerics.hpp"
-#include "initial_condition.hpp"
 
 namespace miniapp::test {
 
@@ -59,8 +59,8 @@ inline std::vector<double> gather_global(const Field& u, const Index3& global, M
     for (int r = 0; r < size; ++r) displs[r] = total, total += counts[r];
     all.resize(std::size_t(total));
   }
-  MPI_Gatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), displs.data(),
-              MPI_DOUBLE, 0, comm);
+  MPI_Gatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE,
+              0, comm);
   if (rank != 0) return {};
   std::vector<double> g(std::size_t(global[0]) * global[1] * global[2]);
   for (int r = 0; r < size; ++r) {
@@ -83,8 +83,13 @@ inline std::vector<double> gather_global(const Field& u, const Index3& global, M
 class Reference {
  public:
   explicit Reference(const Config& c)
-      : c_(c), n_(c.grid), ex_(n_[0] + 2), ey_(n_[1] + 2), ez_(n_[2] + 2),
-        u_(std::size_t(ex_) * ey_ * ez_, 0.0), v_(u_) {
+      : c_(c),
+        n_(c.grid),
+        ex_(n_[0] + 2),
+        ey_(n_[1] + 2),
+        ez_(n_[2] + 2),
+        u_(std::size_t(ex_) * ey_ * ez_, 0.0),
+        v_(u_) {
     const InitialCondition ic = InitialCondition::from(c);
     for (int z = 0; z < n_[2]; ++z)
       for (int y = 0; y < n_[1]; ++y)
@@ -104,12 +109,17 @@ class Reference {
             for (int i = lo[0]; i < hi[0]; ++i) {
               int s[3] = {i, j, k};
               switch (c_.bc[d]) {
-                case Boundary::Periodic: s[d] = side == 0 ? n_[d] : 1; break;
-                case Boundary::Neumann: s[d] = side == 0 ? 1 : n_[d]; break;
-                case Boundary::Dirichlet: break;
+                case Boundary::Periodic:
+                  s[d] = side == 0 ? n_[d] : 1;
+                  break;
+                case Boundary::Neumann:
+                  s[d] = side == 0 ? 1 : n_[d];
+                  break;
+                case Boundary::Dirichlet:
+                  break;
               }
-              at(u_, i, j, k) = c_.bc[d] == Boundary::Dirichlet ? c_.bc_value
-                                                                 : at(u_, s[0], s[1], s[2]);
+              at(u_, i, j, k) =
+                  c_.bc[d] == Boundary::Dirichlet ? c_.bc_value : at(u_, s[0], s[1], s[2]);
             }
       }
     }
@@ -128,9 +138,9 @@ class Reference {
             };
             at(v_, i, j, k) = diffusion27(around, a.ax, a.ay, a.az);
           } else {
-            at(v_, i, j, k) = diffusion7(at(u_, i, j, k), at(u_, i - 1, j, k), at(u_, i + 1, j, k),
-                                       at(u_, i, j - 1, k), at(u_, i, j + 1, k),
-                                       at(u_, i, j, k - 1), at(u_, i, j, k + 1), a.ax, a.ay, a.az);
+            at(v_, i, j, k) = diffusion7(
+                at(u_, i, j, k), at(u_, i - 1, j, k), at(u_, i + 1, j, k), at(u_, i, j - 1, k),
+                at(u_, i, j + 1, k), at(u_, i, j, k - 1), at(u_, i, j, k + 1), a.ax, a.ay, a.az);
           }
     std::swap(u_, v_);
   }

@@ -278,8 +278,8 @@ TEST(Spectral, TwentySevenPointWeightsAreTheIsotropicCompactLaplacian) {
   EXPECT_NEAR(w.w[1][2][2], 6 * a / 48, 1e-16);
   EXPECT_NEAR(w.w[2][2][2], a / 48, 1e-16);
   EXPECT_NEAR(w.w[0][0][0], a / 48, 1e-16);
-  EXPECT_NEAR(amplification(w, {4, 4, 4}, {8, 8, 8}),
-              1.0 - 2.0 * stability_number27({a, a, a}), 1e-14);
+  EXPECT_NEAR(amplification(w, {4, 4, 4}, {8, 8, 8}), 1.0 - 2.0 * stability_number27({a, a, a}),
+              1e-14);
 }
 
 TEST(Spectral, TwentySevenPointCheckPassesAndSevenPointWeightsFailIt) {
@@ -297,10 +297,9 @@ TEST(Spectral, TwentySevenPointCheckPassesAndSevenPointWeightsFailIt) {
   const SpectralCheckResult r = spectral.check(sim.field(), c.steps);
   EXPECT_TRUE(r.passed) << "max error " << r.max_error << " > " << r.tolerance;
   DistributedFft fft(sim.decomposition(), TransposeKind::ZeroCopy, FftPlanning::Estimate);
-  const SpectralCheckResult bad =
-      spectral_check(sim.field(), InitialCondition::from(c),
-                     StencilWeights::seven_point(c.coefficients()), c.steps, fft,
-                     sim.decomposition().comm());
+  const SpectralCheckResult bad = spectral_check(sim.field(), InitialCondition::from(c),
+                                                 StencilWeights::seven_point(c.coefficients()),
+                                                 c.steps, fft, sim.decomposition().comm());
   EXPECT_FALSE(bad.passed) << "the 7-point factor must not explain a 27-point run";
 }
 
