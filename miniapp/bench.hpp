@@ -5,15 +5,28 @@
 
 #include <mpi.h>
 
+#include <CLI/CLI.hpp>
+#include <vector>
+
 namespace miniapp::bench {
 
+/// 7-point sweep vs STREAM-style copy, same threads and loop order. Collective.
 int stencil(int argc, char** argv, MPI_Comm comm);
+/// Every halo mode x packing x width x overlap against an alpha-beta bound. Collective.
+int halo(int argc, char** argv, MPI_Comm comm);
 /// Native MPI_Alltoall vs the torus all-to-all (zero-copy and pack-based). Collective.
 int alltoall(int argc, char** argv, MPI_Comm comm);
-/// Distributed 3D FFT and pencil transposes, zero-copy vs pack vs FFTW-MPI (issue 5).
+/// Distributed 3D FFT and pencil transposes, zero-copy vs pack vs FFTW-MPI. Collective.
 int fft(int argc, char** argv, MPI_Comm comm);
-/// Checkpoint write/read bandwidth vs raw pwrite+fsync / pread (miniapp/bench_io.cpp).
+/// Checkpoint write/read bandwidth vs raw pwrite+fsync / pread. Collective.
 int io(int argc, char** argv, MPI_Comm comm);
-int halo(int argc, char** argv, MPI_Comm comm);  // halo exchange family (issue 3)
+
+/// Parse a benchmark's options: -1 to go on, else the exit status to return (0 after --help,
+/// whose text rank 0 printed; 2 after a bad option, with one message from rank 0). Every rank
+/// parses the same arguments, so all agree. Not collective.
+int parse_options(CLI::App& app, int argc, char** argv, MPI_Comm comm);
+
+/// Median of v (0 for an empty v). Not collective.
+double median(std::vector<double> v);
 
 }  // namespace miniapp::bench

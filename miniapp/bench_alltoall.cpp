@@ -29,12 +29,6 @@ namespace miniapp::bench {
 
 namespace {
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
 std::string shape_of(const std::vector<int>& dims) {
   std::string s;
   for (int p : dims) s += (s.empty() ? "" : "x") + std::to_string(p);
@@ -131,19 +125,7 @@ int alltoall(int argc, char** argv, MPI_Comm comm) {
   app.add_option("--label", label,
                  "native-algorithm label for the CSV (default from the MCA "
                  "variables)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    std::ostringstream os, es;
-    const int rc = app.exit(e, os, es);
-    if (rank == 0) {
-      if (rc == 0)
-        std::cout << os.str();
-      else
-        std::cerr << "miniapp: error: " << e.what() << "\n";
-    }
-    return rc == 0 ? 0 : 2;
-  }
+  if (const int status = parse_options(app, argc, argv, comm); status >= 0) return status;
   if (dims.empty()) {
     dims.assign(2, 0);
     mpi_check(MPI_Dims_create(size, 2, dims.data()), "MPI_Dims_create");
@@ -259,8 +241,7 @@ int alltoall(int argc, char** argv, MPI_Comm comm) {
       if (r >= warmup) t[0].push_back(a), t[1].push_back(b), t[2].push_back(c);
     }
     Timing tm[3];
-    for (int v = 0; v < 3; ++v)
-      tm[v] = {median_of(t[v]), *std::min_element(t[v].begin(), t[v].end())};
+    for (int v = 0; v < 3; ++v) tm[v] = {median(t[v]), *std::min_element(t[v].begin(), t[v].end())};
     const double useful = double(p) * (p - 1) * double(bytes);
     if (rank == 0) {
       std::printf(

@@ -29,13 +29,6 @@ namespace miniapp::bench {
 
 namespace {
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
 /// One timed variant: a forward + inverse pair.
 struct Variant {
   std::string name;
@@ -111,19 +104,7 @@ int fft(int argc, char** argv, MPI_Comm comm) {
   app.add_option("--planner", planner, "FFTW planner flag of every variant")
       ->check(CLI::IsMember({"measure", "estimate"}));
   app.add_option("--peers", peers, "also time FFTW-MPI when built with it");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    std::ostringstream os, es;
-    const int rc = app.exit(e, os, es);
-    if (rank == 0) {
-      if (rc == 0)
-        std::cout << os.str();
-      else
-        std::cerr << "miniapp: error: " << e.what() << "\n";
-    }
-    return rc == 0 ? 0 : 2;
-  }
+  if (const int status = parse_options(app, argc, argv, comm); status >= 0) return status;
 
   Config c;
   c.grid = {grid[0], grid[1], grid[2]};

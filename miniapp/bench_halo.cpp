@@ -135,19 +135,7 @@ int halo(int argc, char** argv, MPI_Comm comm) {
   app.add_option("--petsc-seconds", petsc_seconds,
                  "pairs H SECONDS: PETSc DMGlobalToLocal time per exchange measured by "
                  "miniapp_petsc_halo on the same grid and ranks, to print ours/PETSc ratios");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    std::ostringstream os, es;
-    const int rc = app.exit(e, os, es);
-    if (rank == 0) {
-      if (rc == 0)
-        std::cout << os.str();
-      else
-        std::cerr << "miniapp: error: " << e.what() << "\n";
-    }
-    return rc == 0 ? 0 : 2;
-  }
+  if (const int status = parse_options(app, argc, argv, comm); status >= 0) return status;
 
   Config base;
   base.stencil = stencil;

@@ -25,12 +25,6 @@ namespace miniapp::bench {
 
 namespace {
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
 void check_posix(bool ok, const std::string& what) {
   if (!ok) throw std::runtime_error(what + ": " + std::strerror(errno));
 }
@@ -118,19 +112,7 @@ int io(int argc, char** argv, MPI_Comm comm) {
   app.add_option("--checkpoint-cb-buffer", c.checkpoint_cb_buffer, "MPI-IO hint cb_buffer_size");
   app.add_option("--checkpoint-cb-write", c.checkpoint_cb_write, "automatic|enable|disable")
       ->check(CLI::IsMember({"automatic", "enable", "disable"}));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    std::ostringstream os, es;
-    const int rc = app.exit(e, os, es);
-    if (rank == 0) {
-      if (rc == 0)
-        std::cout << os.str();
-      else
-        std::cerr << "miniapp: error: " << e.what() << "\n";
-    }
-    return rc == 0 ? 0 : 2;
-  }
+  if (const int status = parse_options(app, argc, argv, comm); status >= 0) return status;
   c.grid = {grid[0], grid[1], grid[2]};
   c.checkpoint_every = 1;
   c.checkpoint_keep = 1;

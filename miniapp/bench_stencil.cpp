@@ -16,13 +16,7 @@
 
 namespace miniapp::bench {
 
-namespace {
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-}  // namespace
+namespace {}  // namespace
 
 int stencil(int argc, char** argv, MPI_Comm comm) {
   int rank = 0;
@@ -37,19 +31,7 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
   app.add_option("--reps", reps, "timed repetitions (median reported)")
       ->check(CLI::Range(1, 100000));
   app.add_option("--warmup", warmup, "untimed repetitions first")->check(CLI::Range(0, 1000));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    std::ostringstream os, es;
-    const int rc = app.exit(e, os, es);
-    if (rank == 0) {
-      if (rc == 0)
-        std::cout << os.str();
-      else
-        std::cerr << "miniapp: error: " << e.what() << "\n";
-    }
-    return rc == 0 ? 0 : 2;
-  }
+  if (const int status = parse_options(app, argc, argv, comm); status >= 0) return status;
 
   const Box owned{{0, 0, 0}, {n, n, n}};
   Field u("miniapp::bench::u", owned, 1), v("miniapp::bench::v", owned, 1);

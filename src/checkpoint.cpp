@@ -17,6 +17,7 @@
 #include "mpi_utils.hpp"
 #include "preflight.hpp"
 #include "simulation.hpp"
+#include "text.hpp"
 #include "version.hpp"
 
 namespace miniapp {
@@ -44,14 +45,6 @@ namespace {
 
 constexpr const char* kDataset = "field";
 constexpr const char* kAxisOrder = "z,y,x (C order, x fastest; h5py u[z, y, x])";
-
-template <class T>
-std::string str(const T& v) {
-  std::ostringstream os;
-  os.precision(17);
-  os << v;
-  return os.str();
-}
 
 template <class T>
 std::string triple(const std::array<T, 3>& v) {

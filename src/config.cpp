@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "text.hpp"
 #include "version.hpp"
 
 namespace miniapp {
@@ -58,14 +59,6 @@ Coefficients Config::coefficients() const {
 namespace {
 
 constexpr const char* kAxis = "xyz";
-
-template <class T>
-std::string str(const T& v) {
-  std::ostringstream os;
-  os.precision(17);
-  os << v;
-  return os.str();
-}
 
 void require(bool ok, const std::string& message) {
   if (!ok) throw ConfigError(message);

@@ -67,17 +67,6 @@ struct GlobalFill {
   double& at(int i, int j, int k) { return a[i + std::size_t(e[0]) * (j + std::size_t(e[1]) * k)]; }
 };
 
-struct ModeCase {
-  HaloMode mode;
-  PackKind pack;
-};
-
-const std::vector<ModeCase> kModes = {
-    {HaloMode::DimOrdered, PackKind::Kernel},   {HaloMode::DimOrdered, PackKind::Datatype},
-    {HaloMode::Neighbors26, PackKind::Kernel},  {HaloMode::Neighbors26, PackKind::Datatype},
-    {HaloMode::NeighborColl, PackKind::Kernel}, {HaloMode::Faces, PackKind::Kernel},
-    {HaloMode::Faces, PackKind::Datatype}};
-
 TEST(Halo, GhostsMatchSingleDomainFillInEveryMode) {
   const std::vector<Index3> grids = {{1, 1, 1}, {2, 1, 1}, {1, 2, 1}, {2, 2, 1},
                                      {1, 2, 2}, {2, 2, 2}, {3, 1, 2}};

@@ -9,17 +9,6 @@
 namespace miniapp::test {
 namespace {
 
-struct ModeCase {
-  HaloMode mode;
-  PackKind pack;
-};
-
-const std::vector<ModeCase> kModes = {
-    {HaloMode::DimOrdered, PackKind::Kernel},   {HaloMode::DimOrdered, PackKind::Datatype},
-    {HaloMode::Neighbors26, PackKind::Kernel},  {HaloMode::Neighbors26, PackKind::Datatype},
-    {HaloMode::NeighborColl, PackKind::Kernel}, {HaloMode::Faces, PackKind::Kernel},
-    {HaloMode::Faces, PackKind::Datatype}};
-
 std::string describe(const Config& c) {
   return std::string(to_string(c.halo_mode)) + "/" + to_string(c.pack) + " stencil " +
          std::to_string(c.stencil) + " H=" + std::to_string(c.halo_width) +

@@ -171,6 +171,18 @@ class Reference {
   std::vector<double> u_, v_;
 };
 
+/// A halo mode with its packing: the combinations the halo tests loop over.
+struct ModeCase {
+  HaloMode mode;
+  PackKind pack;
+};
+
+inline const std::vector<ModeCase> kModes = {
+    {HaloMode::DimOrdered, PackKind::Kernel},   {HaloMode::DimOrdered, PackKind::Datatype},
+    {HaloMode::Neighbors26, PackKind::Kernel},  {HaloMode::Neighbors26, PackKind::Datatype},
+    {HaloMode::NeighborColl, PackKind::Kernel}, {HaloMode::Faces, PackKind::Kernel},
+    {HaloMode::Faces, PackKind::Datatype}};
+
 /// Index of the first element where a and b differ bitwise, or -1.
 inline long first_bitwise_difference(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.size() != b.size()) return 0;
