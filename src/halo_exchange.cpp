@@ -249,15 +249,19 @@ bool PointToPointHalo::test(Field& u) {
               "MPI_Testall (halo)");
     counters_.wait += MPI_Wtime() - t;
     if (!flag) return false;
-    complete_phase(u, phase_);
-    if (++phase_ == plan_.phases) {
-      phase_ = -1;
-      count_exchange();
-    } else {
-      start_phase(u, phase_);
-    }
+    advance_phase(u);
   }
   return true;
+}
+
+void PointToPointHalo::advance_phase(Field& u) {
+  complete_phase(u, phase_);
+  if (++phase_ == plan_.phases) {
+    phase_ = -1;
+    count_exchange();
+  } else {
+    start_phase(u, phase_);
+  }
 }
 
 void PointToPointHalo::finish(Field& u) {
@@ -266,13 +270,7 @@ void PointToPointHalo::finish(Field& u) {
     mpi_check(MPI_Waitall(int(active_.size()), active_.data(), MPI_STATUSES_IGNORE),
               "MPI_Waitall (halo)");
     counters_.wait += MPI_Wtime() - t;
-    complete_phase(u, phase_);
-    if (++phase_ == plan_.phases) {
-      phase_ = -1;
-      count_exchange();
-    } else {
-      start_phase(u, phase_);
-    }
+    advance_phase(u);
   }
 }
 

@@ -114,6 +114,9 @@ class PointToPointHalo final : public HaloExchange {
   Requests& requests_for(Field& u);
   void start_phase(Field& u, int phase);
   void complete_phase(Field& u, int phase);
+  /// The current phase's messages have arrived: unpack it, then start the next phase or, after
+  /// the last, count the exchange as done.
+  void advance_phase(Field& u);
 
   /// One box of a fused pack/unpack kernel: its cells sit at `offset` in the phase buffer.
   struct PackEntry {

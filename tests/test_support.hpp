@@ -34,6 +34,18 @@ inline int world_size() {
   return s;
 }
 
+/// Run f(p, comm) for each rank grid p in `grids` that fits in the world, on a communicator of
+/// the first p[0]*p[1]*p[2] ranks (the other ranks skip it). Collective over the world.
+template <class F>
+void on_rank_grids(const std::vector<Index3>& grids, const F& f) {
+  for (const Index3& p : grids) {
+    const int np = p[0] * p[1] * p[2];
+    if (np > world_size()) continue;
+    CommHandle comm = first_ranks(np);
+    if (comm.get() != MPI_COMM_NULL) f(p, comm.get());
+  }
+}
+
 /// Gather the owned cells of u from all ranks of comm into the global array (x fastest) on
 /// rank 0 of comm; other ranks get an empty vector. Collective over comm.
 inline std::vector<double> gather_global(const Field& u, const Index3& global, MPI_Comm comm) {

@@ -310,15 +310,11 @@ TEST(Spectral, CheckPassesForRandomFieldsAndFailsForAWrongScheme) {
   c.dt = 0.1;
   c.kappa = {1.0, 0.5, 1.5};
   c.steps = 15;
-  for (const Index3& p : kRankGrids) {
-    const int np = p[0] * p[1] * p[2];
-    if (np > world_size()) continue;
-    CommHandle comm = first_ranks(np);
-    if (comm.get() == MPI_COMM_NULL) continue;
+  on_rank_grids(kRankGrids, [&](const Index3& p, MPI_Comm comm) {
     c.ranks = p;
     for (TransposeKind kind : {TransposeKind::ZeroCopy, TransposeKind::Pack}) {
       c.transpose = kind;
-      Simulation sim(c, comm.get());
+      Simulation sim(c, comm);
       sim.run(c.steps);
       SpectralDiagnostics spectral(sim.decomposition(), c);
       const SpectralCheckResult r = spectral.check(sim.field(), c.steps);
@@ -334,20 +330,16 @@ TEST(Spectral, CheckPassesForRandomFieldsAndFailsForAWrongScheme) {
       EXPECT_FALSE(bad.passed) << "a misstated coefficient must fail (error " << bad.max_error
                                << ")";
     }
-  }
+  });
 }
 
 TEST(Spectral, EnergySpectrumSatisfiesParseval) {
   Config c;
   c.grid = {12, 10, 9};
   c.init = InitKind::Random;
-  for (const Index3& p : kRankGrids) {
-    const int np = p[0] * p[1] * p[2];
-    if (np > world_size()) continue;
-    CommHandle comm = first_ranks(np);
-    if (comm.get() == MPI_COMM_NULL) continue;
+  on_rank_grids(kRankGrids, [&](const Index3& p, MPI_Comm comm) {
     c.ranks = p;
-    Simulation sim(c, comm.get());
+    Simulation sim(c, comm);
     DistributedFft fft(sim.decomposition(), TransposeKind::ZeroCopy, FftPlanning::Estimate);
     const std::vector<double> e = energy_spectrum(sim.field(), fft, sim.decomposition().comm());
     double total = 0;
@@ -360,7 +352,7 @@ TEST(Spectral, EnergySpectrumSatisfiesParseval) {
     EXPECT_NEAR(e[0], 0.5 * mean * mean, 1e-13);
     // The largest |k| = sqrt(6^2 + 5^2 + 4^2) = 8.77 rounds to shell 9.
     EXPECT_EQ(e.size(), 10u);
-  }
+  });
 }
 
 }  // namespace
