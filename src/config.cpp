@@ -203,6 +203,12 @@ void Config::validate() const {
   require(!(halo_mode == HaloMode::NeighborColl && pack == PackKind::Datatype),
           "--pack datatype does not apply to --halo neighbor-coll: the neighbourhood collective "
           "always sends subarray datatypes in place (--pack chooses for the point-to-point modes)");
+  // Performance to the limit (issue 9).
+  for (int d = 0; d < 3; ++d)
+    require(tile[d] >= 0, std::string("--tile: T") + char('X' + d) + "=" + str(tile[d]) +
+                              " must be >= 0 (0 = automatic)");
+  require(tile == Index3{0, 0, 0} || temporal_blocking,
+          "--tile sets the tile of --temporal-blocking, which is off");
   if (two_d())
     require(bc[2] != Boundary::Dirichlet,
             "--grid NZ=1 runs as a 2D problem (no z term): --bc z must be periodic or neumann, "
@@ -271,6 +277,7 @@ ParseOutcome parse_command_line(int argc, char** argv) {
   std::vector<double> spacing(c.spacing.begin(), c.spacing.end());
   std::vector<Boundary> bc(c.bc.begin(), c.bc.end());
   std::vector<int> mode(c.sine_mode.begin(), c.sine_mode.end());
+  std::vector<int> tile(c.tile.begin(), c.tile.end());
 
   const std::map<std::string, Boundary> bc_names{{"periodic", Boundary::Periodic},
                                                  {"dirichlet", Boundary::Dirichlet},
@@ -368,6 +375,14 @@ ParseOutcome parse_command_line(int argc, char** argv) {
       ->default_str("kernel");
   app.add_flag("--overlap", c.overlap,
                "overlap the halo exchange with the interior update (MPI_Testall between tiles)");
+  // Performance to the limit (issue 9).
+  app.add_flag("--temporal-blocking", c.temporal_blocking,
+               "fuse the --halo-width sub-steps of a round over cache-sized tiles (each cell read "
+               "from memory about once per round; bit-identical)");
+  app.add_option("--tile", tile,
+                 "temporal-blocking tile TX TY TZ in owned cells; 0 = automatic (fits the "
+                 "scratch of one thread in 2 MiB)")
+      ->expected(3);
 
   ParseOutcome out;
   try {
@@ -403,6 +418,7 @@ ParseOutcome parse_command_line(int argc, char** argv) {
     c.spacing[d] = spacing[d];
     c.bc[d] = bc[d];
     c.sine_mode[d] = mode[d];
+    c.tile[d] = tile[d];
   }
   c.config_path = app.get_option("--config")->as<std::string>();
   for (int i = 0; i < argc; ++i)  // issue 7: the report records the command line

@@ -86,6 +86,9 @@ struct Config {
   HaloMode halo_mode = HaloMode::DimOrdered;
   PackKind pack = PackKind::Kernel;
   bool overlap = false;  ///< overlap the exchange with interior updates
+  // Performance to the limit (issue 9)
+  bool temporal_blocking = false;  ///< fuse the sub-steps of a deep-halo round over tiles
+  Index3 tile{0, 0, 0};            ///< --tile: owned cells per temporal-blocking tile (0 = auto)
   /// NZ = 1 runs as a 2D problem: no z exchange, no z term.
   bool two_d() const { return grid[2] == 1; }
 

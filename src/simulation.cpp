@@ -1,6 +1,7 @@
 #include "simulation.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <string>
 
 #include "boundary.hpp"
@@ -42,6 +43,13 @@ Simulation::Simulation(const Config& config, MPI_Comm comm)
   halo_ = make_halo_exchange(config, *decomp_, u_);
   neighborhood_ = neighborhood_of(*decomp_);
   refill_ = plan_refill(neighborhood_, u_.n(), u_.halo(), config.two_d());
+  if (config.temporal_blocking) {
+    std::vector<Box> regions;
+    for (int s = 0; s < config.halo_width; ++s) regions.push_back(update_region(s));
+    blocking_ = std::make_unique<TemporalBlocking>(u_, config.tile, std::move(regions),
+                                                   BoundaryRule{refill_, config.bc, config.bc_value},
+                                                   config.stencil, a_, config.two_d());
+  }
 }
 
 Box Simulation::update_region(int s) const {
@@ -71,22 +79,48 @@ void Simulation::exchange_and_update(const Box& region) {
   }
   // Inner cells read no ghost: the interior shrunk by the stencil reach (1) in every active
   // dimension. They are updated in tiles (slabs along the slowest active dimension) while the
-  // messages fly, with an MPI_Testall between tiles so that the library progresses them.
+  // messages fly.
   Box inner = u_.interior();
   const int dims = config_.two_d() ? 2 : 3;
   for (int d = 0; d < dims; ++d) inner.lo[d] += 1, inner.hi[d] -= 1;
   inner = inner.intersect(region);
   if (inner.empty()) inner = Box{};
-  const double t0 = MPI_Wtime();
-  halo_->start(u_);
-  double exposed = MPI_Wtime() - t0, done_at = -1;
   const int slow = dims - 1, tiles = std::min(8, std::max(1, inner.extent(slow)));
-  for (int tile = 0; tile < tiles && !inner.empty(); ++tile) {
+  const auto slab = [&](int tile) {
     Box b = inner;
     b.lo[slow] = inner.lo[slow] + inner.extent(slow) * tile / tiles;
     b.hi[slow] = inner.lo[slow] + inner.extent(slow) * (tile + 1) / tiles;
-    double t = MPI_Wtime();
     update(b);
+  };
+  // The outer shell: region minus inner, as up to 6 disjoint slabs.
+  const auto shell = [&] {
+    if (inner.empty()) {
+      update(region);
+      return;
+    }
+    Box rest = region;
+    for (int d = dims - 1; d >= 0; --d) {
+      Box lo = rest, hi = rest;
+      lo.hi[d] = inner.lo[d];
+      hi.lo[d] = inner.hi[d];
+      update(lo);
+      update(hi);
+      rest.lo[d] = inner.lo[d];
+      rest.hi[d] = inner.hi[d];
+    }
+  };
+  overlapped_exchange(inner.empty() ? 0 : tiles, slab, shell);
+}
+
+void Simulation::overlapped_exchange(int items, const std::function<void(int)>& inner,
+                                     const std::function<void()>& rest) {
+  // An MPI_Testall between the inner work items lets the library progress the messages.
+  const double t0 = MPI_Wtime();
+  halo_->start(u_);
+  double exposed = MPI_Wtime() - t0, done_at = -1;
+  for (int item = 0; item < items; ++item) {
+    double t = MPI_Wtime();
+    inner(item);
     Kokkos::fence();
     times_.stencil += MPI_Wtime() - t;
     if (done_at >= 0) continue;
@@ -103,24 +137,30 @@ void Simulation::exchange_and_update(const Box& region) {
   // halo kernels on this thread ran behind interior updates.
   times_.hidden += std::max(0.0, (done_at - t0) - exposed);
 
-  // The outer shell: region minus inner, as up to 6 disjoint slabs.
   t = MPI_Wtime();
-  if (inner.empty()) {
-    update(region);
-  } else {
-    Box rest = region;
-    for (int d = dims - 1; d >= 0; --d) {
-      Box lo = rest, hi = rest;
-      lo.hi[d] = inner.lo[d];
-      hi.lo[d] = inner.hi[d];
-      update(lo);
-      update(hi);
-      rest.lo[d] = inner.lo[d];
-      rest.hi[d] = inner.hi[d];
-    }
-  }
+  rest();
   Kokkos::fence();
   times_.stencil += MPI_Wtime() - t;
+}
+
+void Simulation::blocked_round(int k) {
+  const TemporalBlocking& tb = *blocking_;
+  const int all = int(tb.tiles().size()), inner = tb.inner_tiles();
+  if (!config_.overlap) {
+    double t = MPI_Wtime();
+    halo_->exchange(u_);
+    times_.halo += MPI_Wtime() - t;
+    t = MPI_Wtime();
+    tb.run(u_, v_, k);
+    times_.stencil += MPI_Wtime() - t;
+    return;
+  }
+  // The tiles whose cones read no ghost run while the messages fly, in up to 8 chunks.
+  const int chunks = std::min(8, inner);
+  overlapped_exchange(
+      chunks,
+      [&](int c) { tb.run(u_, v_, k, inner * c / chunks, inner * (c + 1) / chunks); },
+      [&] { tb.run(u_, v_, k, inner, all); });
 }
 
 void Simulation::run(std::int64_t steps) {
@@ -129,6 +169,13 @@ void Simulation::run(std::int64_t steps) {
   const double t_loop = MPI_Wtime();
   for (std::int64_t done = 0; done < steps;) {
     const int k = int(std::min<std::int64_t>(config_.halo_width, steps - done));
+    if (blocking_) {  // the k sub-steps fused over tiles (temporal_blocking.hpp)
+      blocked_round(k);
+      times_.redundant += blocking_->redundant(k);
+      std::swap(u_, v_);
+      done += k;
+      continue;
+    }
     for (int s = 0; s < k; ++s) {
       const Box region = update_region(s);
       if (s == 0) {

@@ -13,11 +13,15 @@
 // sub-steps the owned cells are exactly what k single-domain steps give. The cells of region(s)
 // outside the interior are redundant updates (computed by two ranks), counted per step.
 //
+// --temporal-blocking runs the k sub-steps of a round tile by tile instead (each tile all k
+// sub-steps in cache, temporal_blocking.hpp), bit-identical, one swap per round.
+//
 // The loop reads as the scheme; everything it needs was planned and allocated beforehand.
 #pragma once
 
 #include <mpi.h>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -27,6 +31,7 @@
 #include "field.hpp"
 #include "halo_exchange.hpp"
 #include "initial_condition.hpp"
+#include "temporal_blocking.hpp"
 
 namespace miniapp {
 
@@ -59,6 +64,8 @@ class Simulation {
   const HaloExchange& halo() const { return *halo_; }
   const PhaseTimes& times() const { return times_; }
   std::int64_t steps_done() const { return steps_done_; }
+  /// The temporal-blocking plan (--temporal-blocking), else null.
+  const TemporalBlocking* temporal_blocking() const { return blocking_.get(); }
   /// Continue a restored field: it holds step `step` (read from a checkpoint). Not collective.
   void start_at(std::int64_t step) { first_step_ = step; }
   /// The step the field holds, counted from the initial condition (step 0).
@@ -75,9 +82,17 @@ class Simulation {
   /// One sub-step 0 of a round: exchange, then update region(0) (overlapped if asked).
   void exchange_and_update(const Box& region);
   void update(const Box& region);
+  /// Start the exchange of u, run inner(0 .. items-1) (work that reads no ghost) with an
+  /// MPI_Testall after each, finish the exchange, run rest(). Fences; times every part.
+  void overlapped_exchange(int items, const std::function<void(int)>& inner,
+                           const std::function<void()>& rest);
+  /// One temporally blocked round of k sub-steps: exchange (overlapped with the tiles that read
+  /// no ghost if --overlap), then all tiles; v receives the result.
+  void blocked_round(int k);
 
   std::unique_ptr<HaloExchange> halo_;
   std::vector<BoundaryFill> refill_;  ///< physical-boundary fills between sub-steps
+  std::unique_ptr<TemporalBlocking> blocking_;  ///< --temporal-blocking, else null
   Neighborhood neighborhood_;
   Coefficients a_;
   PhaseTimes times_;

@@ -1,0 +1,60 @@
+// The innermost loops of every stencil sweep: one x-line of cells. Shared by the plain sweep
+// (stencil.cpp) and the temporally blocked rounds (temporal_blocking.cpp), so both evaluate
+// the same expressions of numerics.hpp in the same order and agree bit for bit.
+//
+// `c` points at the first input cell of the line and reads its neighbours through the strides
+// sy, sz of the array it lives in; `out` points at the first output cell, which may live in a
+// different array with other strides (only x is contiguous in both). The restrict-qualified
+// pointers tell the compiler that input and output do not alias, so the loops vectorise.
+#pragma once
+
+#include <cstdint>
+
+#include "numerics.hpp"
+
+namespace miniapp {
+
+/// One x-line of the 7-point update.
+KOKKOS_INLINE_FUNCTION void line7(const double* __restrict c, double* __restrict out, int n,
+                                  std::int64_t sy, std::int64_t sz, double ax, double ay,
+                                  double az) {
+#pragma GCC ivdep
+  for (int i = 0; i < n; ++i)
+    out[i] = diffusion7(c[i], c[i - 1], c[i + 1], c[i - sy], c[i + sy], c[i - sz], c[i + sz], ax,
+                        ay, az);
+}
+
+/// Neighbour access for diffusion27: u(dx, dy, dz) relative to the cell at p.
+struct Around {
+  const double* p;
+  std::int64_t sy, sz;
+  KOKKOS_INLINE_FUNCTION double operator()(int dx, int dy, int dz) const {
+    return p[dx + dy * sy + dz * sz];
+  }
+};
+
+/// One x-line of the 27-point update.
+KOKKOS_INLINE_FUNCTION void line27(const double* __restrict c, double* __restrict out, int n,
+                                   std::int64_t sy, std::int64_t sz, double ax, double ay,
+                                   double az) {
+#pragma GCC ivdep
+  for (int i = 0; i < n; ++i) out[i] = diffusion27(Around{c + i, sy, sz}, ax, ay, az);
+}
+
+/// One x-line of the `points`-point update (7 or 27).
+KOKKOS_INLINE_FUNCTION void stencil_line(int points, const double* __restrict c,
+                                         double* __restrict out, int n, std::int64_t sy,
+                                         std::int64_t sz, double ax, double ay, double az) {
+  if (points == 27)
+    line27(c, out, n, sy, sz, ax, ay, az);
+  else
+    line7(c, out, n, sy, sz, ax, ay, az);
+}
+
+/// One x-line of a copy (the STREAM-style yardstick).
+KOKKOS_INLINE_FUNCTION void line_copy(const double* __restrict c, double* __restrict out, int n) {
+#pragma GCC ivdep
+  for (int i = 0; i < n; ++i) out[i] = c[i];
+}
+
+}  // namespace miniapp
