@@ -10,8 +10,11 @@
 
 namespace miniapp::bench {
 
-/// 7-point sweep vs STREAM-style copy, same threads and loop order. Collective.
+/// Single sweeps (7 and 27 points, Kokkos and hand-written OpenMP) vs a STREAM-style copy.
+/// Collective.
 int stencil(int argc, char** argv, MPI_Comm comm);
+/// Temporal blocking: H x tile -> effective rate vs the single-sweep bound. Collective.
+int temporal(int argc, char** argv, MPI_Comm comm);
 /// Every halo mode x packing x width x overlap against an alpha-beta bound. Collective.
 int halo(int argc, char** argv, MPI_Comm comm);
 /// Native MPI_Alltoall vs the torus all-to-all (zero-copy and pack-based). Collective.

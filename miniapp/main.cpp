@@ -158,6 +158,7 @@ int dispatch(int argc, char** argv, MPI_Comm comm, int rank) {
   if (argc > 1 && std::strcmp(argv[1], "bench") == 0) {
     const std::map<std::string, std::function<int(int, char**, MPI_Comm)>> benches{
         {"stencil", bench::stencil},
+        {"temporal", bench::temporal},
         {"halo", bench::halo},
         {"alltoall", bench::alltoall},
         {"fft", bench::fft},

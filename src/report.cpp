@@ -26,6 +26,7 @@ RunReport make_report(const Simulation& sim, const Verification& verification) {
   const MPI_Comm comm = sim.decomposition().comm();
   RunReport r;
   r.config = sim.config();
+  if (const TemporalBlocking* tb = sim.temporal_blocking()) r.config.tile = tb->tile();  // resolved
   r.dims = sim.decomposition().dims();
   r.dims_chosen = sim.config().ranks != r.dims;
   r.nranks = sim.decomposition().size();
@@ -103,6 +104,9 @@ void print_report(std::ostream& os, const RunReport& r) {
      << fmt(r.messages_per_step.max, "%.2f") << " messages, " << fmt(r.bytes_per_step.min, "%.0f")
      << "/" << fmt(r.bytes_per_step.avg, "%.0f") << "/" << fmt(r.bytes_per_step.max, "%.0f")
      << " B per step per rank (min/avg/max)\n";
+  if (c.temporal_blocking)
+    os << "  blocking      temporal, " << c.halo_width << " sub-steps per round, tile "
+       << triple(c.tile) << " owned cells\n";
   os << "  redundant     " << fmt(r.redundant_per_step.min, "%.0f") << "/"
      << fmt(r.redundant_per_step.avg, "%.0f") << "/" << fmt(r.redundant_per_step.max, "%.0f")
      << " extra cell updates per step per rank (min/avg/max; deep halo)\n";
@@ -202,6 +206,10 @@ std::string report_json(const RunReport& r) {
   j.value("halo_mode", to_string(c.halo_mode));
   j.value("pack", to_string(c.pack));
   j.value("overlap", c.overlap);
+  j.value("temporal_blocking", c.temporal_blocking);
+  j.begin_array("tile");
+  for (int v : c.tile) j.element(v);
+  j.end_array();
   j.value("two_d", c.two_d());
   j.end_object();
   j.value("nranks", r.nranks);
