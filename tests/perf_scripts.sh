@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Issue 9's scripts end to end on real runs:
+#  - scaling_model.py --check: the model's message and byte counts per exchange equal what a
+#    real 8-rank run (every side a neighbour) reports, for each halo mode it models;
+#  - scaling_model.py writes its table, CSV (and PNG when matplotlib is there);
+#  - hybrid_study.sh runs every ranks x threads split with every variant and all digests agree.
+# Environment: MINIAPP_EXE, MINIAPP_MPIEXEC (mpiexec and its flags), MINIAPP_PYTHON.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+scripts=$here/../scripts
+work=$(mktemp -d "${TMPDIR:-/tmp}/miniapp-perf.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+read -r -a mpiexec <<< "$MINIAPP_MPIEXEC"
+python=${MINIAPP_PYTHON:-python3}
+
+for case in "dim-ordered 2" "neighbors26 3" "neighbor-coll 1"; do
+  read -r mode h <<< "$case"
+  "${mpiexec[@]}" -n 8 "$MINIAPP_EXE" --grid 16 20 24 --ranks 2 2 2 --halo "$mode" \
+    --halo-width "$h" --steps 6 --progress 0 --report "$work/$mode.json" > "$work/$mode.log"
+  "$python" "$scripts/scaling_model.py" --check "$work/$mode.json" | tee -a "$work/check.txt"
+done
+[ "$(grep -c AGREE "$work/check.txt")" = 3 ] || { echo "FAIL: model counts differ"; exit 1; }
+
+plot=--no-plot
+"$python" -c "import matplotlib" 2> /dev/null && plot=
+"$python" "$scripts/scaling_model.py" --ranks 1000 100000 --widths 1 4 --blocked-rate 4:2e9 \
+  --out "$work/model" $plot > "$work/model.txt"
+grep -q "P = 100000" "$work/model.txt" && grep -q "temporal-blocking" "$work/model.txt" ||
+  { cat "$work/model.txt"; echo "FAIL: model table"; exit 1; }
+[ "$(wc -l < "$work/model.csv")" -gt 10 ] || { echo "FAIL: model CSV"; exit 1; }
+[ -n "$plot" ] || [ -s "$work/model.png" ] || { echo "FAIL: model PNG"; exit 1; }
+
+MINIAPP_GRID="24 24 24" MINIAPP_STEPS=8 MINIAPP_REPEATS=1 MINIAPP_CORES=2 \
+  MINIAPP_LAUNCHER_ARGS="${mpiexec[*]:1}" MINIAPP_RESULTS="$work/hybrid" \
+  bash "$scripts/hybrid_study.sh" | tee "$work/hybrid.txt"
+rows=$(grep -cE '^ +[12] x [12] ' "$work/hybrid.txt")
+digests=$(grep -E '^ +[12] x [12] ' "$work/hybrid.txt" | awk '{print $NF}' | sort -u | wc -l)
+[ "$rows" = 10 ] && [ "$digests" = 1 ] ||
+  { echo "FAIL: hybrid study: $rows rows, $digests distinct digests (want 10 and 1)"; exit 1; }
+echo "PERF SCRIPTS OK"
