@@ -60,10 +60,11 @@ Index3 auto_tile(const Index3& n, int h, bool two_d, std::int64_t budget) {
         const std::int64_t scratch = 2 * std::int64_t(sizeof(double)) * (t[0] + 2 * h) *
                                      (t[1] + 2 * h) * (two_d ? t[2] : t[2] + 2 * h);
         if (scratch > budget && best_cost >= 0) continue;
-        const double cost = cone_cost(t, h, two_d);
-        // Least redundant work; among equals the longest x lines (vectorisation).
+        const double cost = cone_cost(t, h, two_d) * (1.0 + 8.0 / t[0]);
+        // Least work per owned cell; among equals the biggest tile (fewer, longer loops).
+        const auto volume = [](const Index3& b) { return double(b[0]) * b[1] * b[2]; };
         if (best_cost < 0 || cost < best_cost - 1e-12 ||
-            (cost < best_cost + 1e-12 && t[0] > best[0])) {
+            (cost < best_cost + 1e-12 && volume(t) > volume(best))) {
           best = t;
           best_cost = cost;
         }
