@@ -3,9 +3,10 @@
 //   miniapp [options] [--config FILE.toml]     the diffusion run (see --help)
 //   miniapp bench stencil|... [options]        benchmarks (see miniapp bench NAME --help)
 //
-// Exit status: 0 success (RESULT VALID or NOT VALIDATED), 1 RESULT INVALID, 2 bad input (one
-// message from rank 0), 3 (via MPI_Abort) a checkpoint could not be written or read (earlier
-// ones are kept), and MPI_Abort for an error that only some ranks see mid-run.
+// Exit status: 0 success (RESULT VALID or NOT VALIDATED, or INTERRUPTED: stopped by SIGTERM or
+// SIGUSR1 after writing a checkpoint), 1 RESULT INVALID, 2 bad input (one message from rank 0),
+// 3 (via MPI_Abort) a checkpoint could not be written or read (earlier ones are kept), and
+// MPI_Abort for an error that only some ranks see mid-run (named: "miniapp: rank R: fatal:").
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
@@ -28,31 +29,62 @@
 #include "checkpoint.hpp"
 #include "config.hpp"
 #include "diagnostics.hpp"
+#include "fault_injection.hpp"
 #include "mpi_utils.hpp"
 #include "preflight.hpp"
 #include "progress.hpp"  // issue 7
 #include "report.hpp"
 #include "simulation.hpp"
 #include "spectral.hpp"
+#include "stop_signal.hpp"
 
 namespace {
 
 using namespace miniapp;
 
+/// The command line that continues an interrupted run: the same arguments with any --restart
+/// replaced by `--restart latest` (looked up in the same --checkpoint-dir), shell-quoted.
+std::string continue_command(const std::vector<std::string>& args) {
+  const auto quote = [](const std::string& a) {
+    if (!a.empty() && a.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                          "0123456789_-+=./:,@%") == std::string::npos)
+      return a;
+    std::string q = "'";
+    for (char ch : a) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    return q + "'";
+  };
+  std::string cmd;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--restart") {
+      ++i;  // and its value
+      continue;
+    }
+    if (args[i].rfind("--restart=", 0) == 0) continue;
+    cmd += (cmd.empty() ? "" : " ") + quote(args[i]);
+  }
+  return cmd + " --restart latest";
+}
+
 /// The time loop from the simulation's current step (0, or the restart step) to config.steps.
 /// It stops at absolute step numbers, so a restarted run stops where the uninterrupted one
 /// would: the end of the warm-up (the first --warmup steps of this run; timers restart
-/// there), every --checkpoint-every steps (write a checkpoint) and every --spectral-every
-/// steps (record the spectrum). Between stops the steps run with progress lines on rank 0
-/// every `progress` seconds (0 = none). Collective.
-void run_time_loop(Simulation& sim, const Config& config, CheckpointWriter& checkpoints,
-                   SpectralDiagnostics* spectral, double progress) {
+/// there), every --checkpoint-every steps (write a checkpoint), every --spectral-every
+/// steps (record the spectrum) and the step of an injected fault. Between stops the steps run
+/// with progress lines on rank 0 every `progress` seconds (0 = none), and after every round
+/// the ranks vote on a stop signal (src/stop_signal.hpp): when they agree, the loop writes a
+/// checkpoint of the step reached and returns it as an interruption. Collective.
+Interruption run_time_loop(Simulation& sim, const Config& config, CheckpointWriter& checkpoints,
+                           SpectralDiagnostics* spectral, double progress, StopVote& stop_vote,
+                           const std::optional<FaultPlan>& fault) {
   constexpr std::int64_t never = std::numeric_limits<std::int64_t>::max();
   const auto next_multiple = [](std::int64_t step, std::int64_t every) {
     return every > 0 ? (step / every + 1) * every : never;
   };
+  int rank = 0;
+  MPI_Comm_rank(sim.decomposition().comm(), &rank);
   const std::int64_t every_spectrum = spectral ? config.spectral_every : 0;
   const std::int64_t warm_end = std::min(config.steps, sim.step() + config.warmup);
+  const std::int64_t fault_step = fault ? fault->step : never;
   // Spectra go to the CSV and, the latest one, into the following checkpoints.
   const auto record_spectrum = [&] {
     checkpoints.set_spectrum({sim.step(), spectral->record(sim.field(), sim.step())});
@@ -62,24 +94,46 @@ void run_time_loop(Simulation& sim, const Config& config, CheckpointWriter& chec
     const std::int64_t now = sim.step();
     const std::int64_t stop =
         std::min({config.steps, now < warm_end ? warm_end : never,
-                  next_multiple(now, config.checkpoint_every), next_multiple(now, every_spectrum)});
-    run_with_progress(sim, stop - now, progress, now, config.steps, std::cout);
+                  next_multiple(now, config.checkpoint_every), next_multiple(now, every_spectrum),
+                  now < fault_step ? fault_step : never});
+    run_with_progress(sim, stop - now, progress, now, config.steps, std::cout, &stop_vote);
+    if (stop_vote.signal() != 0 && sim.step() < config.steps) {
+      checkpoints.write(sim);  // the ranks agreed: stop here, continue from this step later
+      return {stop_vote.signal(), sim.step(), checkpoint_path(config.checkpoint_dir, sim.step()),
+              ""};
+    }
     if (sim.step() == warm_end) sim.reset_timers();
     if (every_spectrum > 0 && sim.step() % every_spectrum == 0) record_spectrum();
-    if (checkpoint_due(config, sim.step())) checkpoints.write(sim);
+    const bool io_fault = fault && fault->kind == FaultKind::Io && sim.step() == fault->step;
+    arm_io_fault(io_fault && rank == fault->rank, "MINIAPP_FAULT=" + (fault ? fault->text : ""));
+    if (checkpoint_due(config, sim.step()) || io_fault) checkpoints.write(sim);
+    if (fault) inject_fault(*fault, sim.step(), rank);
   }
+  stop_vote.finish();  // a signal after the last round changes nothing: the run is complete
+  return {};
 }
 
-/// The diffusion run. Returns the exit status; throws ConfigError for bad input.
-int run_main(Config config, MPI_Comm comm, int rank) {
+/// The diffusion run of the command line `args`. Returns the exit status; throws ConfigError
+/// for bad input.
+int run_main(Config config, const std::vector<std::string>& args, MPI_Comm comm, int rank) {
   // A restart takes the settings not given from the checkpoint and refuses conflicting ones.
   std::optional<Restart> restart;
   if (!config.restart.empty()) {
     restart = prepare_restart(config, comm);
     config = restart->config;
   }
-  preflight(config, comm);
+  const MemoryEstimate memory = preflight(config, comm);
   preflight_checkpoints(config, comm);
+  const std::optional<FaultPlan> fault =
+      fault_from_environment(config, restart ? restart->meta.step : 0, comm);
+  if (rank == 0) {  // issue 8: before the fields are allocated
+    std::printf(
+        "memory estimate: %.4g MB per rank for fields and halo buffers (x %d rank(s) "
+        "per node; %.4g GB available per node)\n",
+        memory.bytes_per_rank / 1e6, memory.node_ranks, memory.available_bytes / 1e9);
+    if (fault) std::printf("fault injection: MINIAPP_FAULT=%s\n", fault->text.c_str());
+    std::fflush(stdout);
+  }
 
   // Issue 7: where every rank runs, printed before any work so wrong binding is seen at once.
   const int threads = Exec().concurrency();
@@ -101,10 +155,27 @@ int run_main(Config config, MPI_Comm comm, int rank) {
   CheckpointWriter checkpoints(config);
   double interval = progress_interval(config.progress, rank == 0 && interactive_terminal());
   mpi_check(MPI_Bcast(&interval, 1, MPI_DOUBLE, 0, comm), "MPI_Bcast");
-  run_time_loop(sim, config, checkpoints, spectral.get(), interval);
+  StopVote stop_vote(comm);
+  Interruption stopped =
+      run_time_loop(sim, config, checkpoints, spectral.get(), interval, stop_vote, fault);
+  if (stopped.signal != 0) {
+    stopped.continue_with = continue_command(args);
+    if (rank == 0) {
+      std::printf(
+          "miniapp: %s received: stopped at step %lld of %lld; checkpoint %s%s\n"
+          "miniapp: to continue, launch as before (mpiexec/srun ...) with:\n  %s\n",
+          signal_name(stopped.signal).c_str(), (long long)stopped.step, (long long)config.steps,
+          stopped.checkpoint.c_str(),
+          config.given.count("--checkpoint-dir")
+              ? ""
+              : " (--checkpoint-dir not given: the default ./checkpoints)",
+          stopped.continue_with.c_str());
+      std::fflush(stdout);
+    }
+  }
 
   Verification ver;
-  if (config.verify) {
+  if (config.verify && stopped.signal == 0) {
     const InitialCondition ic = InitialCondition::from(config);
     const double g = ic.sine_growth(config.coefficients(), config.stencil);
     double amplitude = 1.0;
@@ -124,7 +195,7 @@ int run_main(Config config, MPI_Comm comm, int rank) {
   if (ver.requested) checks.push_back(tolerance_check("verify", ver.max_error, ver.tolerance));
   if (!config.expect_digest.empty())
     checks.push_back(digest_check(config.expect_digest, report.summary.digest));
-  if (config.spectral_check) {
+  if (config.spectral_check && stopped.signal == 0) {
     // Issue 5: the final field against the exact Fourier-space evolution of the initial one.
     const SpectralCheckResult sc = spectral->check(sim.field(), config.steps);
     if (rank == 0) {
@@ -136,7 +207,14 @@ int run_main(Config config, MPI_Comm comm, int rank) {
     }
     checks.push_back(tolerance_check("spectral", sc.max_error, sc.tolerance));
   }
-  report.validation = judge(std::move(checks));
+  report.validation =
+      stopped.signal == 0
+          ? judge(std::move(checks))
+          : interrupted("stopped by " + signal_name(stopped.signal) + " at step " +
+                        std::to_string(stopped.step) + " of " + std::to_string(config.steps) +
+                        "; partial run, not validated; continue with --restart latest");
+  report.interruption = stopped;
+  report.memory_estimate = memory;
   report.bindings = bindings;
   report.binding_warnings = warnings;
 
@@ -188,7 +266,7 @@ int dispatch(int argc, char** argv, MPI_Comm comm, int rank) {
     }
     return parsed.exit_code;
   }
-  return run_main(*parsed.config, comm, rank);
+  return run_main(*parsed.config, std::vector<std::string>(argv, argv + argc), comm, rank);
 }
 
 }  // namespace
@@ -214,6 +292,7 @@ int main(int argc, char** argv) {
   }
   if (!only_text) Kokkos::initialize(argc, argv);  // removes its --kokkos-* arguments
   try {
+    miniapp::install_stop_handlers();  // issue 8: SIGTERM/SIGUSR1 stop at the next round
     status = dispatch(argc, argv, MPI_COMM_WORLD, rank);
   } catch (const miniapp::ConfigError& e) {
     // Every rank validated the same input and threw the same error: one message, exit 2.
@@ -222,9 +301,19 @@ int main(int argc, char** argv) {
   } catch (const miniapp::CheckpointError& e) {
     // Every rank agreed that the checkpoint failed: one message, then abort (HDF5 cannot be
     // shut down cleanly after a failed collective write). The previous checkpoint is intact.
+    // Not agreed: this rank failed and the others are stuck in a collective call: abort now.
+    if (!e.agreed()) {
+      std::cerr << "miniapp: rank " << rank << ": fatal: " << e.what() << std::endl;
+      MPI_Abort(MPI_COMM_WORLD, 3);
+    }
     if (rank == 0) std::cerr << "miniapp: error: " << e.what() << std::endl;
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Abort(MPI_COMM_WORLD, 3);
+  } catch (const std::bad_alloc& e) {
+    // Out of memory on this rank (maybe on this rank alone): the others may wait in MPI.
+    std::cerr << "miniapp: rank " << rank << ": fatal: out of memory (std::bad_alloc: " << e.what()
+              << ")" << std::endl;
+    MPI_Abort(MPI_COMM_WORLD, 1);
   } catch (const std::exception& e) {
     // Possibly seen by this rank alone: the others may be waiting in MPI, so abort them.
     std::cerr << "miniapp: rank " << rank << ": fatal: " << e.what() << std::endl;

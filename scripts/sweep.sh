@@ -24,10 +24,21 @@
 #   MINIAPP_ARGS            extra miniapp arguments, e.g. "--steps 50" []
 #   MINIAPP_RESULTS         results directory [results/MODE-YYYYmmdd-HHMMSS]
 #   MINIAPP_DRY_RUN=1       print the commands instead of running them
+#   MINIAPP_REQUEUE=1       inside Slurm: requeue the job after a run stopped by a signal [0]
+#   MINIAPP_MAX_REQUEUES    ... at most this many times (SLURM_RESTART_COUNT) [10]
 # OMP_PROC_BIND and OMP_PLACES default to spread and threads (set them to override).
 #
-# Files: RESULTS/LABEL-N<nodes>-n<ranks>-t<threads>.json (the report) and .log (the output).
+# Files: RESULTS/LABEL-N<nodes>-n<ranks>-t<threads>.json (the report) and .log (the output),
+# RESULTS/checkpoints/LABEL-N<nodes>-n<ranks>-t<threads>/ (that run's checkpoints).
 # Exit status: 0 when every run exited 0 (an INVALID result exits 1), else 1.
+#
+# Stop and resume (the time limit of a batch job): SIGUSR1 or SIGTERM to this script is passed
+# to the running launcher as SIGUSR1 (srun forwards it to every task, mpiexec to every rank);
+# miniapp writes a checkpoint at the next step and exits 0 with RESULT INTERRUPTED, and the
+# sweep stops there (with MINIAPP_REQUEUE=1 inside Slurm: `scontrol requeue`). Run the same
+# sweep again with the same MINIAPP_RESULTS (a requeued job keeps its job id, so its default
+# results directory) and it skips the points whose report is complete and continues the
+# interrupted one with --restart latest.
 set -euo pipefail
 
 mode=${1:-}
@@ -85,10 +96,20 @@ dims3() {
   echo "$out"
 }
 
+# Forward a stop request to the running launcher as SIGUSR1 (see the comment at the top).
+stop=0 signalled=0 pid=""
+forward_stop() {
+  stop=1 signalled=1
+  if [ -n "$pid" ]; then kill -USR1 "$pid" 2> /dev/null || true; fi
+}
+trap forward_stop USR1 TERM
+
 [ "$dry" = 1 ] || mkdir -p "$results"
 failed=0
 for nodes in "${nodes_list[@]}"; do
+  [ "$stop" = 0 ] || break
   for rpn in "${rpn_list[@]}"; do
+    [ "$stop" = 0 ] || break
     ranks=$((nodes * rpn))
     args=(--config "$input" --label "$mode" --progress 0)
     if [ "$mode" = weak ]; then
@@ -99,6 +120,14 @@ for nodes in "${nodes_list[@]}"; do
       args+=(--grid "${grid[@]}")
     fi
     name=$mode-N$nodes-n$ranks-t$threads
+    if [ -f "$results/$name.json" ] && ! grep -q '"verdict": *"INTERRUPTED"' "$results/$name.json"; then
+      echo "sweep: $name is complete ($results/$name.json), skipped"
+      continue
+    fi
+    # A stop signal makes miniapp checkpoint here; a checkpoint here is continued.
+    ckpt=$results/checkpoints/$name
+    args+=(--checkpoint-dir "$ckpt")
+    if compgen -G "$ckpt/checkpoint_*.h5" > /dev/null; then args+=(--restart latest); fi
     args+=(--report "$results/$name.json" "${extra[@]}")
     case "$launcher" in
       srun)
@@ -110,12 +139,35 @@ for nodes in "${nodes_list[@]}"; do
     omp="OMP_NUM_THREADS=$OMP_NUM_THREADS OMP_PROC_BIND=$OMP_PROC_BIND OMP_PLACES=$OMP_PLACES"
     echo "sweep: $omp ${cmd[*]}"
     [ "$dry" = 1 ] && continue
-    if "${cmd[@]}" > "$results/$name.log" 2>&1; then
-      grep -E '^(FOM|RESULT)' "$results/$name.log" | sed 's/^/  /' || true
+    # In the background, so that a trapped signal runs forward_stop at once (bash runs traps
+    # only between commands, and `wait` is one it interrupts).
+    "${cmd[@]}" >> "$results/$name.log" 2>&1 &
+    pid=$!
+    while :; do
+      signalled=0 rc=0
+      wait "$pid" || rc=$?
+      [ "$signalled" = 1 ] || break  # else wait again: the launcher is still stopping
+    done
+    pid=""
+    if [ "$rc" = 0 ]; then
+      grep -E '^(FOM|RESULT)' "$results/$name.log" | tail -n 2 | sed 's/^/  /' || true
     else
-      echo "  FAILED (exit $?): see $results/$name.log" >&2
+      echo "  FAILED (exit $rc): see $results/$name.log" >&2
       tail -n 5 "$results/$name.log" | sed 's/^/  | /' >&2
       failed=1
+    fi
+    if [ "$rc" = 0 ] && grep '^RESULT' "$results/$name.log" | tail -n 1 | grep -q '^RESULT INTERRUPTED'; then
+      stop=1
+      echo "sweep: $name stopped by a signal; its checkpoint is in $ckpt. Run the sweep again" \
+        "with MINIAPP_RESULTS=$results to continue it."
+      if [ "${MINIAPP_REQUEUE:-0}" = 1 ] && [ -n "${SLURM_JOB_ID:-}" ]; then
+        if ((${SLURM_RESTART_COUNT:-0} < ${MINIAPP_MAX_REQUEUES:-10})); then
+          echo "sweep: requeueing job $SLURM_JOB_ID (restart ${SLURM_RESTART_COUNT:-0})"
+          scontrol requeue "$SLURM_JOB_ID" || failed=1
+        else
+          echo "sweep: not requeued: MINIAPP_MAX_REQUEUES=${MINIAPP_MAX_REQUEUES:-10} reached" >&2
+        fi
+      fi
     fi
   done
 done

@@ -20,7 +20,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("reports", nargs="+", type=pathlib.Path)
     ap.add_argument("--schema", type=pathlib.Path, default=HERE / "report.schema.json")
-    ap.add_argument("--expect-verdict", choices=["VALID", "INVALID", "NOT VALIDATED"])
+    ap.add_argument("--expect-verdict", choices=["VALID", "INVALID", "NOT VALIDATED", "INTERRUPTED"])
     args = ap.parse_args()
 
     schema = json.loads(args.schema.read_text())

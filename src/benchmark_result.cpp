@@ -15,6 +15,8 @@ const char* to_string(Verdict v) {
       return "INVALID";
     case Verdict::NotValidated:
       return "NOT VALIDATED";
+    case Verdict::Interrupted:
+      return "INTERRUPTED";
   }
   return "?";
 }
@@ -32,6 +34,13 @@ Validation judge(std::vector<Check> checks) {
     if (!c.passed) failed += (failed.empty() ? "" : ", ") + c.name + " (" + c.detail + ")";
   v.verdict = failed.empty() ? Verdict::Valid : Verdict::Invalid;
   v.reason = failed.empty() ? "all checks passed" : "failed: " + failed;
+  return v;
+}
+
+Validation interrupted(const std::string& reason) {
+  Validation v;
+  v.verdict = Verdict::Interrupted;
+  v.reason = reason;
   return v;
 }
 

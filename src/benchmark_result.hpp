@@ -9,6 +9,7 @@
 //   no check requested        -> NOT VALIDATED  (FOM printed, marked "not validated"; exit 0)
 //   every check passed        -> VALID          (exit 0)
 //   any check failed          -> INVALID        (reason names the failed checks; exit 1)
+//   stopped early by a signal -> INTERRUPTED    (partial run, checks not applied; exit 0)
 //
 // Only a VALID result is a benchmark result (the run rules in the README say so).
 #pragma once
@@ -26,9 +27,9 @@ struct Check {
   std::string detail;  ///< what was compared, in words and numbers
 };
 
-enum class Verdict { Valid, Invalid, NotValidated };
+enum class Verdict { Valid, Invalid, NotValidated, Interrupted };
 
-/// "VALID", "INVALID" or "NOT VALIDATED".
+/// "VALID", "INVALID", "NOT VALIDATED" or "INTERRUPTED".
 const char* to_string(Verdict v);
 
 struct Validation {
@@ -40,7 +41,11 @@ struct Validation {
 /// Apply the rule above to a run's checks. Not collective.
 Validation judge(std::vector<Check> checks);
 
-/// Process exit status for a verdict: 1 for INVALID, else 0.
+/// The verdict of a run stopped before its last step: INTERRUPTED, for `reason`, no checks
+/// (a partial field cannot pass or fail them). Not collective.
+Validation interrupted(const std::string& reason);
+
+/// Process exit status for a verdict: 1 for INVALID, else 0 (INTERRUPTED too: a clean stop).
 int exit_status(Verdict v);
 
 /// Compare the final digest with a reference given as 16 hex digits (any case). Not collective.

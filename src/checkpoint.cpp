@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "diagnostics.hpp"
+#include "fault_injection.hpp"
 #include "hdf5_handle.hpp"
 #include "mpi_utils.hpp"
 #include "preflight.hpp"
@@ -55,20 +56,39 @@ std::string errno_text() { return std::strerror(errno); }
 
 // ---- agreement across ranks ---------------------------------------------------------------
 
-/// The error text of the lowest rank whose `local` is not empty ("" when none). Collective.
+/// "rank R: text" of the lowest rank R whose `local` is not empty ("" when none). Collective.
+/// A rank with an error waits at most kAgreementGraceSeconds for the others: if they do not
+/// arrive, they are stuck in a collective call it left (e.g. it failed before H5Dwrite's
+/// MPI-IO collective), and it throws CheckpointError(not agreed) so the driver aborts the job.
 std::string first_error(const std::string& local, MPI_Comm comm) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   const int mine = local.empty() ? size : rank;
   int first = size;
-  mpi_check(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+  MPI_Request request = MPI_REQUEST_NULL;
+  mpi_check(MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm, &request), "MPI_Iallreduce");
+  if (local.empty()) {
+    mpi_check(MPI_Wait(&request, MPI_STATUS_IGNORE), "MPI_Wait");
+  } else {
+    const double deadline = MPI_Wtime() + kAgreementGraceSeconds;
+    for (int done = 0; !done;) {
+      mpi_check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (!done && MPI_Wtime() > deadline)
+        throw CheckpointError("rank " + str(rank) + ": " + local +
+                                  "; the other ranks did not reach the error " +
+                                  "agreement within " + str(kAgreementGraceSeconds) +
+                                  " s (stuck in a collective HDF5/MPI-IO call this rank left)",
+                              false);
+      if (!done) ::usleep(1000);
+    }
+  }
   if (first == size) return "";
   int len = rank == first ? int(local.size()) : 0;
   mpi_check(MPI_Bcast(&len, 1, MPI_INT, first, comm), "MPI_Bcast");
   std::string text = rank == first ? local : std::string(std::size_t(len), ' ');
   mpi_check(MPI_Bcast(text.data(), len, MPI_CHAR, first, comm), "MPI_Bcast");
-  return text;
+  return "rank " + str(first) + ": " + text;
 }
 
 /// Run f on every rank; when it throws on any rank, throw Error with the lowest failing
@@ -465,6 +485,11 @@ void write_field_file(const std::string& path, const Field& u, const CheckpointM
     all_or_none<CheckpointError>(comm, [&] {
       auto [fs, ms] = block_selections(file_space, u);
       const H5Handle dxpl = collective_transfer();
+      // MINIAPP_FAULT kind:io: this rank alone leaves the collective write with an error, as
+      // HDF5 does when a rank's own checks or buffers fail before the MPI-IO collective.
+      if (io_fault_armed())
+        throw std::runtime_error("H5Dwrite(" + path + ") failed: injected I/O error (" +
+                                 fault_description() + ")");
       h5check(H5Dwrite(dset, H5T_NATIVE_DOUBLE, ms, fs, dxpl, host.data()),
               "H5Dwrite(" + path + ")");
     });
@@ -538,7 +563,7 @@ void read_field_file(const std::string& path, Field& u, const Index3& global, MP
     // As when writing: no collective close after a failure; the caller aborts.
     dset.abandon();
     file.abandon();
-    throw CheckpointError("reading " + path + " failed: " + e.what());
+    throw CheckpointError("reading " + path + " failed: " + e.what(), e.agreed());
   }
   Kokkos::deep_copy(u.view(), host);
   Kokkos::fence();
@@ -760,6 +785,11 @@ void CheckpointWriter::write(const Field& u, CheckpointMeta meta, MPI_Comm comm)
   const std::string path = checkpoint_path(config_.checkpoint_dir, meta.step);
   const std::string tmp = path + ".tmp";
   try {
+    // The directory exists when --checkpoint-every made the preflight create it; a checkpoint
+    // written on a stop signal alone (src/stop_signal.hpp) may be the first one.
+    all_or_none<CheckpointError>(comm, [&] {
+      if (rank == 0) make_dirs(config_.checkpoint_dir);
+    });
     write_field_file(tmp, u, meta, tunables_, comm, &spectrum_);
     // Every rank flushes what it wrote through its own client (parallel file systems).
     all_or_none<CheckpointError>(comm, [&] { fsync_path(tmp, false); });
@@ -779,8 +809,9 @@ void CheckpointWriter::write(const Field& u, CheckpointMeta meta, MPI_Comm comm)
   } catch (const CheckpointError& e) {
     Kokkos::Profiling::popRegion();
     throw CheckpointError("writing the checkpoint of step " + str(meta.step) +
-                          " failed: " + e.what() + "; the previous checkpoints in " +
-                          config_.checkpoint_dir + " are kept");
+                              " failed: " + e.what() + "; the previous checkpoints in " +
+                              config_.checkpoint_dir + " are kept",
+                          e.agreed());
   }
   double seconds = MPI_Wtime() - t0, slowest = 0;
   mpi_check(MPI_Allreduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");

@@ -40,13 +40,26 @@ namespace miniapp {
 class Simulation;
 
 /// Writing (or, after a successful probe, reading) a checkpoint failed: I/O error, full disk.
-/// Thrown on every rank with the same message; the previous checkpoint is untouched. The HDF5
-/// file involved is left open (a collective close after a failure can hang), so the driver
-/// ends with MPI_Abort.
+/// Normally thrown on every rank with the same message, which names the lowest failing rank
+/// (`agreed`). When a failing rank waited kAgreementGraceSeconds and the others did not come
+/// to the agreement (they are stuck in a collective HDF5/MPI-IO call that rank left), it is
+/// thrown on that rank alone (`agreed()` false). Either way the previous checkpoint is
+/// untouched and the HDF5 file involved is left open (a collective close after a failure can
+/// hang), so the driver ends with MPI_Abort: at once when not agreed.
 class CheckpointError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit CheckpointError(const std::string& what, bool agreed = true)
+      : std::runtime_error(what), agreed_(agreed) {}
+  bool agreed() const { return agreed_; }
+
+ private:
+  bool agreed_ = true;
 };
+
+/// Seconds a rank whose checkpoint I/O failed waits for the other ranks to agree on the error
+/// before it gives up on them (CheckpointError with agreed() false). Ranks without an error
+/// wait as long as it takes: a slow write is not a failure.
+inline constexpr double kAgreementGraceSeconds = 5.0;
 
 /// What a checkpoint file says about the field it holds (its root attributes). Trivially
 /// copyable so that rank 0 can broadcast it.

@@ -268,6 +268,12 @@ ParseOutcome parse_command_line(int argc, char** argv) {
       "miniapp"};
   app.option_defaults()->always_capture_default();
   app.set_version_flag("--version", std::string("miniapp ") + kVersion);
+  // Runtime reliability (issue 8): what is not an option but a user must know.
+  app.footer(
+      "Signals: SIGTERM or SIGUSR1 (e.g. sbatch --signal=B:USR1@120) stops the run at the next "
+      "step, writes a checkpoint to --checkpoint-dir and exits 0 (RESULT INTERRUPTED); continue "
+      "with --restart latest.\n"
+      "Fault injection (tests): MINIAPP_FAULT=rank:R,step:S,kind:alloc|io|throw.");
   app.set_config("--config", "", "TOML input file (keys are the long option names)", false);
   app.allow_config_extras(CLI::config_extras_mode::error);
 

@@ -7,25 +7,11 @@
 #include <sstream>
 #include <string>
 
+#include "memory.hpp"
 #include "mpi_utils.hpp"
 #include "simulation.hpp"
 
 namespace miniapp {
-
-namespace {
-
-/// MemAvailable from /proc/meminfo in bytes (0 when unknown).
-double available_memory_bytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  double kib = 0;
-  std::string unit;
-  while (in >> key >> kib >> unit)
-    if (key == "MemAvailable:") return kib * 1024.0;
-  return 0;
-}
-
-}  // namespace
 
 double estimated_bytes_per_rank(const Config& config, const Index3& dims) {
   double cells = 1, face = 0;
@@ -68,7 +54,7 @@ void throw_if_root_failed(const std::string& root_error, MPI_Comm comm) {
   throw ConfigError(text);
 }
 
-void preflight(const Config& config, MPI_Comm comm) {
+MemoryEstimate preflight(const Config& config, MPI_Comm comm) {
   int nranks = 1, rank = 0;
   MPI_Comm_size(comm, &nranks);
   MPI_Comm_rank(comm, &rank);
@@ -88,6 +74,14 @@ void preflight(const Config& config, MPI_Comm comm) {
   double worst = avail > 0 ? need * node_ranks / avail : 0.0;
   double worst_all = 0;
   mpi_check(MPI_Allreduce(&worst, &worst_all, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+  MemoryEstimate estimate;
+  estimate.bytes_per_rank = need;
+  mpi_check(MPI_Allreduce(&node_ranks, &estimate.node_ranks, 1, MPI_INT, MPI_MAX, comm),
+            "MPI_Allreduce");
+  const double avail_or_max = avail > 0 ? avail : 1e300;
+  mpi_check(MPI_Allreduce(&avail_or_max, &estimate.available_bytes, 1, MPI_DOUBLE, MPI_MIN, comm),
+            "MPI_Allreduce");
+  if (estimate.available_bytes >= 1e300) estimate.available_bytes = 0;
   if (worst_all > 0.9) {
     std::ostringstream os;
     os.precision(3);
@@ -99,6 +93,7 @@ void preflight(const Config& config, MPI_Comm comm) {
   }
 
   throw_if_root_failed(rank == 0 ? check_writable_file(config.report_path) : "", comm);
+  return estimate;
 }
 
 }  // namespace miniapp

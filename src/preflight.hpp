@@ -8,12 +8,21 @@
 
 namespace miniapp {
 
-/// Validate the config against the world: rank grid, memory estimate, output paths.
-/// Collective over comm; throws ConfigError on every rank or on none.
-void preflight(const Config& config, MPI_Comm comm);
+/// The memory a run needs against what its nodes have, worked out before allocating.
+struct MemoryEstimate {
+  double bytes_per_rank = 0;   ///< estimated_bytes_per_rank (the largest block)
+  int node_ranks = 1;          ///< most ranks sharing one node (MPI_COMM_TYPE_SHARED)
+  double available_bytes = 0;  ///< smallest MemAvailable over the nodes (0 = unknown)
+};
+
+/// Validate the config against the world: rank grid, memory estimate, output paths. Returns
+/// the memory estimate (the same on every rank). Collective over comm; throws ConfigError on
+/// every rank or on none.
+MemoryEstimate preflight(const Config& config, MPI_Comm comm);
 
 /// Bytes this run needs per rank (two fields with ghosts plus halo buffers), estimated
-/// before allocating. Not collective.
+/// before allocating; the libraries' own footprint (MPI, Kokkos, HDF5: tens of MB) and the
+/// FFT buffers of the spectral diagnostics are not included. Not collective.
 double estimated_bytes_per_rank(const Config& config, const Index3& dims);
 
 /// Check on rank 0 that `path` can be written without creating it now: an existing regular

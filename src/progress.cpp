@@ -45,21 +45,20 @@ std::string progress_line(std::int64_t done, std::int64_t total, double seconds_
          duration(seconds_per_step * double(total - done));
 }
 
-void run_with_progress(Simulation& sim, std::int64_t steps, double interval, std::int64_t first,
-                       std::int64_t total, std::ostream& os) {
-  if (interval <= 0) {
-    sim.run(steps);
-    return;
-  }
+std::int64_t run_with_progress(Simulation& sim, std::int64_t steps, double interval,
+                               std::int64_t first, std::int64_t total, std::ostream& os,
+                               StopVote* stop) {
+  if (interval <= 0) return sim.run(steps, stop);
   const MPI_Comm comm = sim.decomposition().comm();
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   const double start = MPI_Wtime();
   std::int64_t done = 0, chunk = 1;  // the first chunk of one step measures the rate
   while (done < steps) {
-    sim.run(chunk);
-    done += chunk;
-    if (done == steps) break;  // every rank knows: done and steps agree everywhere
+    const std::int64_t ran = sim.run(chunk, stop);
+    done += ran;
+    // Every rank knows: done, steps and the stop vote agree everywhere.
+    if (done == steps || ran < chunk || (stop && stop->signal() != 0)) break;
     if (rank == 0) {
       const double per_step = (MPI_Wtime() - start) / double(done);
       os << progress_line(first + done, total, per_step) << std::endl;
@@ -68,6 +67,7 @@ void run_with_progress(Simulation& sim, std::int64_t steps, double interval, std
     }
     mpi_check(MPI_Bcast(&chunk, 1, MPI_INT64_T, 0, comm), "MPI_Bcast");
   }
+  return done;
 }
 
 }  // namespace miniapp

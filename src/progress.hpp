@@ -17,6 +17,7 @@
 namespace miniapp {
 
 class Simulation;
+class StopVote;
 
 /// Seconds between progress lines: `requested` when >= 0 (0 = off); when negative (auto),
 /// 10 s if `interactive`, else 0. Not collective.
@@ -32,8 +33,10 @@ std::string progress_line(std::int64_t done, std::int64_t total, double seconds_
 
 /// Advance `steps` steps of sim, printing a progress line on rank 0 about every `interval`
 /// seconds (never when interval is 0: then it is one sim.run(steps) call). Steps are numbered
-/// from `first` out of `total` in the lines. Collective.
-void run_with_progress(Simulation& sim, std::int64_t steps, double interval, std::int64_t first,
-                       std::int64_t total, std::ostream& os);
+/// from `first` out of `total` in the lines. With a stop vote, returns early when the ranks
+/// agree to stop (see Simulation::run). Returns the steps done. Collective.
+std::int64_t run_with_progress(Simulation& sim, std::int64_t steps, double interval,
+                               std::int64_t first, std::int64_t total, std::ostream& os,
+                               StopVote* stop = nullptr);
 
 }  // namespace miniapp

@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "json.hpp"
+#include "memory.hpp"
+#include "stop_signal.hpp"
 #include "version.hpp"
 
 namespace miniapp {
@@ -57,6 +59,7 @@ RunReport make_report(const Simulation& sim, const Verification& verification) {
   // Procurement (issue 7)
   r.build = build_info();
   r.fom = figure_of_merit(cells, warmup, r.steps - warmup, r.loop.max, count_nodes(comm));
+  r.peak_rss = reduce_stat(peak_resident_bytes(), comm);
   return r;
 }
 
@@ -138,6 +141,15 @@ void print_report(std::ostream& os, const RunReport& r) {
        << fmt(r.checkpoints.seconds_total / r.checkpoints.count, "%.4f") << " s each (max "
        << fmt(r.checkpoints.seconds_max, "%.4f") << " s), " << fmt(r.checkpoints.gbps(), "%.3f")
        << " GB/s write\n";
+  os << "  memory        peak RSS " << fmt(r.peak_rss.min / 1e6, "%.1f") << "/"
+     << fmt(r.peak_rss.max / 1e6, "%.1f") << " MB per rank (min/max); estimate "
+     << fmt(r.memory_estimate.bytes_per_rank / 1e6, "%.3g")
+     << " MB per rank for fields and halo buffers\n";
+  const Interruption& stop = r.interruption;
+  if (stop.signal != 0)
+    os << "  interrupted   by " << signal_name(stop.signal) << " at step " << stop.step << " of "
+       << c.steps << "; checkpoint " << stop.checkpoint << "\n"
+       << "  continue with " << stop.continue_with << "\n";
   if (r.verification.requested) {
     os << "  verification  max |u - exact| = " << fmt(r.verification.max_error, "%.3e")
        << " (tolerance " << fmt(r.verification.tolerance, "%.1e") << ")\n";
@@ -154,9 +166,10 @@ void print_report(std::ostream& os, const RunReport& r) {
      << fmt(r.fom.cell_updates_per_second_per_node, "%.4e") << " per node, " << r.fom.nodes
      << " node(s); " << r.fom.timed_steps << " timed steps after " << r.fom.warmup_steps
      << " warm-up)"
-     << (v.verdict == Verdict::Valid     ? ""
-         : v.verdict == Verdict::Invalid ? " -- INVALID, does not count"
-                                         : " -- not validated")
+     << (v.verdict == Verdict::Valid         ? ""
+         : v.verdict == Verdict::Invalid     ? " -- INVALID, does not count"
+         : v.verdict == Verdict::Interrupted ? " -- INTERRUPTED (partial run), does not count"
+                                             : " -- not validated")
      << "\n";
   os << "RESULT " << to_string(v.verdict) << " (" << v.reason << ")\n";
 }
@@ -257,6 +270,21 @@ std::string report_json(const RunReport& r) {
     j.value("write_gb_per_s", r.checkpoints.gbps());
     j.end_object();
   }
+  // Runtime reliability (issue 8)
+  j.begin_object("memory");
+  stat("peak_rss_bytes", r.peak_rss);
+  j.value("estimate_bytes_per_rank", r.memory_estimate.bytes_per_rank);
+  j.value("node_ranks", r.memory_estimate.node_ranks);
+  j.value("available_bytes_per_node", r.memory_estimate.available_bytes);
+  j.end_object();
+  if (r.interruption.signal != 0)
+    j.begin_object("interrupted")
+        .value("signal", signal_name(r.interruption.signal))
+        .value("step", r.interruption.step)
+        .value("steps", c.steps)
+        .value("checkpoint", r.interruption.checkpoint)
+        .value("continue_with", r.interruption.continue_with)
+        .end_object();
   if (r.verification.requested) {
     j.begin_object("verification");
     j.value("passed", r.verification.passed);

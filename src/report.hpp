@@ -8,6 +8,7 @@
 #include <string>
 
 #include "checkpoint.hpp"
+#include "preflight.hpp"
 #include "simulation.hpp"
 // Procurement (issue 7)
 #include <vector>
@@ -25,6 +26,14 @@ struct Stat {
 
 /// Reduce a per-rank value to min/avg/max over comm (result on every rank). Collective.
 Stat reduce_stat(double value, MPI_Comm comm);
+
+/// A run stopped early by a signal (src/stop_signal.hpp): where, and how to continue it.
+struct Interruption {
+  int signal = 0;             ///< the agreed signal; 0: the run was not interrupted
+  std::int64_t step = 0;      ///< the step reached (and held by the checkpoint)
+  std::string checkpoint;     ///< the checkpoint written at that step
+  std::string continue_with;  ///< the command line that continues the run
+};
 
 struct Verification {
   bool requested = false;
@@ -60,10 +69,14 @@ struct RunReport {
   CheckpointStats checkpoints;
   std::string restart_path;  ///< "" for a fresh start
   std::int64_t restart_step = 0;
+  // Runtime reliability (issue 8), filled in by the driver except peak_rss.
+  Interruption interruption;
+  MemoryEstimate memory_estimate;
+  Stat peak_rss;  ///< bytes, over ranks, when the report was made
 };
 
 /// Version of the JSON report's layout: minor for added fields, major for changed ones.
-inline constexpr const char* kReportSchemaVersion = "1.0";
+inline constexpr const char* kReportSchemaVersion = "1.1";
 
 /// Collect the report of a finished run. Collective over the simulation's communicator.
 RunReport make_report(const Simulation& sim, const Verification& verification);

@@ -163,20 +163,19 @@ void Simulation::blocked_round(int k) {
       [&] { tb.run(u_, v_, k, inner, all); });
 }
 
-void Simulation::run(std::int64_t steps) {
+std::int64_t Simulation::run(std::int64_t steps, StopVote* stop) {
   Kokkos::Profiling::pushRegion("miniapp::run");
   const std::int64_t interior = u_.interior().count();
   const double t_loop = MPI_Wtime();
-  for (std::int64_t done = 0; done < steps;) {
+  std::int64_t done = 0;
+  while (done < steps) {
     const int k = int(std::min<std::int64_t>(config_.halo_width, steps - done));
     if (blocking_) {  // the k sub-steps fused over tiles (temporal_blocking.hpp)
       blocked_round(k);
       times_.redundant += blocking_->redundant(k);
       std::swap(u_, v_);
-      done += k;
-      continue;
     }
-    for (int s = 0; s < k; ++s) {
+    for (int s = 0; s < k && !blocking_; ++s) {
       const Box region = update_region(s);
       if (s == 0) {
         exchange_and_update(region);
@@ -195,10 +194,12 @@ void Simulation::run(std::int64_t steps) {
       std::swap(u_, v_);
     }
     done += k;
+    if (stop && stop->poll()) break;
   }
   times_.loop += MPI_Wtime() - t_loop;
-  steps_done_ += steps;
+  steps_done_ += done;
   Kokkos::Profiling::popRegion();
+  return done;
 }
 
 FieldSummary Simulation::summary() const { return summarize(u_, config_.grid, decomp_->comm()); }

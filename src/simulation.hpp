@@ -31,6 +31,7 @@
 #include "field.hpp"
 #include "halo_exchange.hpp"
 #include "initial_condition.hpp"
+#include "stop_signal.hpp"
 #include "temporal_blocking.hpp"
 
 namespace miniapp {
@@ -51,8 +52,9 @@ class Simulation {
   /// Collective over comm. The rank grid is chosen when config.ranks has zeros.
   Simulation(const Config& config, MPI_Comm comm);
 
-  /// Advance `steps` time steps. Collective.
-  void run(std::int64_t steps);
+  /// Advance `steps` time steps. With a stop vote, poll it after every round (one step, or H
+  /// with deep halos) and return early when it says stop. Returns the steps done. Collective.
+  std::int64_t run(std::int64_t steps, StopVote* stop = nullptr);
 
   /// Digest, sum and norms of the current field. Collective.
   FieldSummary summary() const;

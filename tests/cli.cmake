@@ -58,7 +58,25 @@ miniapp_add_cli_test(NAME bad_report_path EXIT 2 ONCE REGEX "directory /nonexist
                      ARGS --grid 8 8 8 --steps 1 --report /nonexistent-dir/r.json)
 miniapp_add_cli_test(NAME bad_too_large EXIT 2 ONCE REGEX "needs about .* GB per rank"
                      ARGS --grid 100000 100000 100000)
+# Issue 8: the estimate is printed (before the fields are allocated), the report gives the peak
+# RSS, and a grid that fits 64-bit indices but no node's memory is refused with the estimate in
+# the message before anything is allocated (no estimate or binding line: the preflight stops
+# before both).
+miniapp_add_cli_test(NAME memory_estimate EXIT 0
+                     REGEX "^memory estimate: 0.1[0-9]* MB per rank for fields and halo buffers \\(x 2 rank\\(s\\) per node; [0-9.]+ GB available per node\\)$"
+                     ARGS --grid 32 16 16 --steps 1)
+miniapp_add_cli_test(NAME report_peak_rss EXIT 0
+                     REGEX "^  memory        peak RSS [1-9][0-9.]*/[1-9][0-9.]* MB per rank \\(min/max\\); estimate 0.1[0-9]* MB per rank"
+                     ARGS --grid 32 16 16 --steps 1)
+miniapp_add_cli_test(NAME bad_too_large_estimate EXIT 2 ONCE
+                     REGEX "^miniapp: error: --grid 100000 100000 100000 needs about 8e\\+06 GB per rank \\(1.6e\\+07 GB for the 2 rank\\(s\\) on a node\\), more than 90% of the [0-9.e+]+ GB available"
+                     ARGS --grid 100000 100000 100000)
+set_tests_properties(cli.bad_too_large_estimate PROPERTIES FAIL_REGULAR_EXPRESSION "binding|memory estimate")
 miniapp_add_cli_test(NAME help EXIT 0 REGEX "--grid.*global cells" ARGS --help RANKS 1)
+miniapp_add_cli_test(NAME help_signals EXIT 0 RANKS 1 ARGS --help
+                     REGEX "^Signals: SIGTERM or SIGUSR1 .* exits 0 \\(RESULT INTERRUPTED\\); continue with --restart latest")
+miniapp_add_cli_test(NAME help_fault EXIT 0 RANKS 1 ARGS --help
+                     REGEX "^Fault injection \\(tests\\): MINIAPP_FAULT=rank:R,step:S,kind:alloc\\|io\\|throw")
 miniapp_add_cli_test(NAME version EXIT 0 REGEX "miniapp ${PROJECT_VERSION}" ARGS --version RANKS 1)
 
 # ---- Procurement (issue 7): verdict, FOM, JSON report against its schema, binding, progress.

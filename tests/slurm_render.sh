@@ -18,7 +18,9 @@ for t in run weak strong; do
            '^#SBATCH --cpus-per-task=[0-9]+$' '^#SBATCH --hint=nomultithread$' \
            '^#SBATCH --time=' '^export OMP_NUM_THREADS=\$SLURM_CPUS_PER_TASK$' \
            '^export OMP_PROC_BIND=spread$' '^export OMP_PLACES=threads$' \
-           'MINIAPP_LAUNCHER:-srun' '^exec scripts/sweep.sh '; do
+           'MINIAPP_LAUNCHER:-srun' '^exec scripts/sweep.sh ' \
+           '^#SBATCH --signal=B:USR1@[0-9]+$' '^#SBATCH --requeue$' '^#SBATCH --open-mode=append$' \
+           '^export MINIAPP_REQUEUE=\$\{MINIAPP_REQUEUE:-1\}'; do
     need "$t.sbatch" "$text" "$d"
   done
 done
@@ -35,19 +37,19 @@ omp='OMP_NUM_THREADS=4 OMP_PROC_BIND=spread OMP_PLACES=threads '
 out=$(render run)
 echo "--- run.sbatch renders to:"; echo "$out"
 [ "$(grep -c '^sweep: OMP' <<< "$out")" = 1 ] || fail "run.sbatch: expected one launch"
-need run "$out" "^sweep: ${omp}srun --nodes=4 --ntasks=32 --ntasks-per-node=8 --cpus-per-task=4 --hint=nomultithread [^ ]*miniapp --config inputs/medium.toml --label single --progress 0 --report results/run-4242/single-N4-n32-t4.json$"
+need run "$out" "^sweep: ${omp}srun --nodes=4 --ntasks=32 --ntasks-per-node=8 --cpus-per-task=4 --hint=nomultithread [^ ]*miniapp --config inputs/medium.toml --label single --progress 0 --checkpoint-dir results/run-4242/checkpoints/single-N4-n32-t4 --report results/run-4242/single-N4-n32-t4.json$"
 
 out=$(render weak)
 echo "--- weak.sbatch renders to:"; echo "$out"
 [ "$(grep -c '^sweep: OMP' <<< "$out")" = 3 ] || fail "weak.sbatch: expected 3 launches (1 2 4 nodes)"
-need weak "$out" "${omp}srun --nodes=1 --ntasks=8 .* --grid 256 256 256 --ranks 2 2 2 --report results/weak-4242/weak-N1-n8-t4.json"
+need weak "$out" "${omp}srun --nodes=1 --ntasks=8 .* --grid 256 256 256 --ranks 2 2 2 --checkpoint-dir results/weak-4242/checkpoints/weak-N1-n8-t4 --report results/weak-4242/weak-N1-n8-t4.json"
 need weak "$out" "${omp}srun --nodes=2 --ntasks=16 .* --grid 256 256 512 --ranks 2 2 4 "
 need weak "$out" "${omp}srun --nodes=4 --ntasks=32 .* --config inputs/small.toml --label weak .* --grid 256 512 512 --ranks 2 4 4 "
 
 out=$(render strong MINIAPP_NODES="2 4" MINIAPP_ARGS="--steps 100")
 echo "--- strong.sbatch (MINIAPP_NODES='2 4', MINIAPP_ARGS='--steps 100') renders to:"; echo "$out"
 [ "$(grep -c '^sweep: OMP' <<< "$out")" = 2 ] || fail "strong.sbatch: expected 2 launches"
-need strong "$out" "${omp}srun --nodes=2 --ntasks=16 .* --config inputs/medium.toml --label strong --progress 0 --report results/strong-4242/strong-N2-n16-t4.json --steps 100$"
+need strong "$out" "${omp}srun --nodes=2 --ntasks=16 .* --config inputs/medium.toml --label strong --progress 0 --checkpoint-dir results/strong-4242/checkpoints/strong-N2-n16-t4 --report results/strong-4242/strong-N2-n16-t4.json --steps 100$"
 need strong "$out" "${omp}srun --nodes=4 --ntasks=32 "
 grep -q -- '--grid' <<< "$out" && fail "strong.sbatch: the grid must stay the input's"
 
@@ -55,5 +57,20 @@ out=$(render run MINIAPP_LAUNCHER=mpiexec MINIAPP_LAUNCHER_ARGS="--map-by ppr:8:
 echo "--- run.sbatch with MINIAPP_LAUNCHER=mpiexec renders to:"; echo "$out"
 need run-mpiexec "$out" "^sweep: ${omp}mpiexec -n 32 --map-by ppr:8:node:PE=4 [^ ]*miniapp --config"
 
+# Resubmitted after a stop: the interrupted point continues from its checkpoint, finished points
+# (complete reports) are skipped.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/checkpoints/weak-N2-n16-t4"
+touch "$tmp/checkpoints/weak-N2-n16-t4/checkpoint_0000000040.h5"
+echo '{"validation": {"verdict": "VALID"}}' > "$tmp/weak-N1-n8-t4.json"
+echo '{"validation": {"verdict": "INTERRUPTED"}}' > "$tmp/weak-N2-n16-t4.json"
+out=$(render weak MINIAPP_RESULTS="$tmp")
+echo "--- weak.sbatch resubmitted (N1 complete, N2 interrupted) renders to:"; echo "$out"
+need weak-resume "$out" "^sweep: weak-N1-n8-t4 is complete"
+[ "$(grep -c '^sweep: OMP' <<< "$out")" = 2 ] || fail "weak.sbatch resubmitted: expected 2 launches"
+need weak-resume "$out" "--checkpoint-dir $tmp/checkpoints/weak-N2-n16-t4 --restart latest --report "
+grep -q -- "weak-N4-n32-t4 --restart" <<< "$out" && fail "weak.sbatch resubmitted: N4 has no checkpoint"
+
 if render run MINIAPP_LAUNCHER=aprun > /dev/null 2>&1; then fail "an unknown launcher must be refused"; fi
-echo "ok: 3 templates parse, carry the directives and render the expected launches"
+echo "ok: 3 templates parse, carry the directives and render the expected launches (and resume)"
