@@ -36,16 +36,25 @@
 
 namespace miniapp {
 
-/// Default scratch budget per thread for the automatic tile size: two buffers of the tile
-/// grown by the round length must fit in it (L2 plus a core's share of L3 on current CPUs;
-/// `miniapp bench temporal` measured tiles of about 3 MiB fastest on a 2-core EPYC VM).
+/// Default scratch budget per thread for the automatic tile size at rounds of up to 4
+/// sub-steps, growing in proportion beyond: two buffers of the tile grown by the round length
+/// must fit in it (L2 plus a core's share of L3 on current CPUs; `miniapp bench temporal`
+/// measured about 3 MiB fastest at H = 2..4 and 5 MiB at H = 8 on a 2-core EPYC VM).
 constexpr std::int64_t kTemporalBlockingBudget = 7 * 512 * 1024;  // 3.5 MiB
+
+/// The scratch budget per thread for rounds of up to h sub-steps.
+constexpr std::int64_t temporal_blocking_budget(int h) {
+  return h <= 4 ? kTemporalBlockingBudget : kTemporalBlockingBudget * h / 4;
+}
 
 /// The automatic tile (owned cells per tile along x, y, z) for a block of n owned cells, rounds
 /// of up to h sub-steps: among the tiles whose two scratch buffers fit in `budget` bytes, the
 /// one with the least work per owned cell, counting the redundant updates of its cone and a
 /// fixed cost of 8 cell updates per x-line (loop start and remainder), so x stays long. Pure.
-Index3 auto_tile(const Index3& n, int h, bool two_d, std::int64_t budget = kTemporalBlockingBudget);
+Index3 auto_tile(const Index3& n, int h, bool two_d, std::int64_t budget);
+inline Index3 auto_tile(const Index3& n, int h, bool two_d) {
+  return auto_tile(n, h, two_d, temporal_blocking_budget(h));
+}
 
 /// What a temporally blocked round needs to know about the physical boundaries.
 struct BoundaryRule {
