@@ -16,10 +16,6 @@ function(miniapp_add_cli_test)
     set(once --once)
   endif()
   set(labels cli ${T_LABELS})
-  # Small command-line tests also run in the sanitizer stage (scripts/test-sanitizers.sh).
-  if(T_RANKS LESS_EQUAL 2 AND NOT "bench" IN_LIST T_LABELS)
-    list(APPEND labels sanitize)
-  endif()
   add_test(NAME cli.${T_NAME}
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/expect_exit.sh ${T_EXIT} "${T_REGEX}" ${once} --
                    ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${T_RANKS} ${MINIAPP_MPIEXEC_FLAGS}
@@ -220,10 +216,10 @@ miniapp_add_cli_test(NAME bad_steps_1e30 EXIT 2 ONCE REGEX "--steps.*1e30" ARGS 
 miniapp_add_cli_test(NAME bad_steps_negative EXIT 2 ONCE REGEX "--steps=-1 must be >= 0"
                      ARGS --steps -1)
 # CLI11 2.1 saturated this to 2^63-1 (a run that never ends) before fits_64_bits refused it.
-miniapp_add_cli_test(NAME bad_steps_2p63 EXIT 2 ONCE TIMEOUT 30
+miniapp_add_cli_test(NAME bad_steps_2p63 EXIT 2 ONCE TIMEOUT 120
                      REGEX "--steps: 9223372036854775808 does not fit a 64-bit integer"
                      ARGS --steps 9223372036854775808)
-miniapp_add_cli_test(NAME bad_checkpoint_every_huge EXIT 2 ONCE TIMEOUT 30
+miniapp_add_cli_test(NAME bad_checkpoint_every_huge EXIT 2 ONCE TIMEOUT 120
                      REGEX "--checkpoint-every: -99999999999999999999 does not fit a 64-bit integer"
                      ARGS --checkpoint-every -99999999999999999999)
 # ... and wrapped a negative unsigned seed to 2^64-1.
@@ -289,8 +285,8 @@ miniapp_add_cli_test(NAME bad_config_directory EXIT 2 ONCE REGEX "--config .*/da
 add_test(NAME cli.config_fifo_setup
          COMMAND bash -c "rm -f config.fifo && mkfifo config.fifo"
          WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
-set_tests_properties(cli.config_fifo_setup PROPERTIES FIXTURES_SETUP config_fifo LABELS "cli;sanitize")
-miniapp_add_cli_test(NAME bad_config_fifo EXIT 2 ONCE TIMEOUT 30
+set_tests_properties(cli.config_fifo_setup PROPERTIES FIXTURES_SETUP config_fifo LABELS cli)
+miniapp_add_cli_test(NAME bad_config_fifo EXIT 2 ONCE TIMEOUT 120
                      REGEX "--config .*config.fifo: is not a regular file"
                      ARGS --config ${CMAKE_CURRENT_BINARY_DIR}/config.fifo)
 set_tests_properties(cli.bad_config_fifo PROPERTIES FIXTURES_REQUIRED config_fifo)
@@ -299,3 +295,17 @@ if(EXISTS /proc/sys/vm/compact_memory)  # mode 0200: write-only, for root too
                        REGEX "--config /proc/sys/vm/compact_memory: cannot read: Permission denied"
                        ARGS --config /proc/sys/vm/compact_memory)
 endif()
+
+# The sanitizer stage (scripts/test-sanitizers.sh, label sanitize; with unit.np1/np2 and
+# fuzz_config) runs these, all at <= 2 ranks: the run paths (verify and the JSON report, a TOML
+# input with warm-up, progress lines, the spectral check with the 7- and 27-point stencils and
+# deep halos) and the refusals that used to hang, wrap or overflow. A test at 2 ranks costs a few
+# seconds under ASan (MPI start-up allocates a lot), so this is a selection, not every CLI test.
+set_property(TEST cli.result_valid_verify cli.input_small cli.progress_lines
+                  cli.spectral_check_np2 cli.spectral_check_27pt_np2 cli.verify_27_point
+                  cli.bad_too_large cli.bad_missing_toml cli.bad_malformed_toml
+                  cli.bad_grid_product_overflow cli.bad_grid_int_max cli.bad_steps_2p63
+                  cli.bad_seed_negative cli.bad_halo_width_huge cli.bad_ranks_product_overflow
+                  cli.bad_toml_nan cli.bad_report_empty cli.bad_config_directory
+                  cli.bad_config_fifo cli.bad_config_long_path
+             APPEND PROPERTY LABELS sanitize)

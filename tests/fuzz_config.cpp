@@ -6,6 +6,7 @@
 // behaviour fails here (the sanitizer stage runs it too).
 //
 //   fuzz_config INPUT_DIR [--cases N] [--seed S]      (under mpiexec -n 1)
+//   MINIAPP_FUZZ_CASES=N in the environment overrides --cases.
 //
 // Mutations: truncation, random bytes, huge / negative / NaN / Inf / 1e309 numbers, empty and
 // very long strings, unicode and invalid UTF-8, duplicated keys and options, wrong types, arrays
@@ -513,6 +514,8 @@ int main(int argc, char** argv) {
     else
       inputs_dir = a;
   }
+  // The sanitizer stage runs fewer cases (its slow unwinder makes each allocation costly).
+  if (const char* env = std::getenv("MINIAPP_FUZZ_CASES")) cases = std::atol(env);
   const std::vector<std::string> inputs = read_inputs(inputs_dir);
   if (inputs.empty()) {
     std::cerr << "fuzz_config: no *.toml files in '" << inputs_dir << "'\n";
