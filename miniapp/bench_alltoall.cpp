@@ -84,8 +84,10 @@ std::string native_algorithm_label() {
   const char* alg = std::getenv("OMPI_MCA_coll_tuned_alltoall_algorithm");
   if (!dyn || std::string(dyn) != "1" || !alg) return "default";
   static const char* names[] = {"ignore", "linear", "pairwise", "bruck", "linear_sync", "two_proc"};
-  const int n = std::atoi(alg);
-  return std::string(alg) + ":" + (n >= 0 && n <= 5 ? names[n] : "?");
+  char* end = nullptr;
+  const long n = std::strtol(alg, &end, 10);  // atoi read "x" as 0, labelled "ignore"
+  const bool known = end != alg && *end == '\0' && n >= 0 && n <= 5;
+  return std::string(alg) + ":" + (known ? names[n] : "?");
 }
 
 struct Timing {

@@ -27,6 +27,7 @@ packages=(
   libhdf5-openmpi-dev hdf5-tools
   libcli11-dev libfftw3-dev libgtest-dev
   python3 python3-numpy python3-h5py python3-matplotlib python3-jsonschema
+  clang-tidy-14  # scripts/lint.sh (the sanitizers use GCC's own libasan/libubsan)
 )
 if [ "${MINIAPP_WITH_PEERS:-0}" = 1 ]; then
   packages+=(petsc-dev libfftw3-mpi-dev python3-mpi4py-fft python3-mpi4py)

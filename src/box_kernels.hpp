@@ -40,7 +40,9 @@ void for_each_line_blocked(const std::string& label, const Box& b, int row_lengt
   if (b.empty()) return;
   const int ny = b.extent(1), nz = b.extent(2);
   const int threads = Exec().concurrency();
-  const int rows_max = std::max(1, int((384 * 1024) / (3 * 8 * std::int64_t(row_length))));
+  const std::int64_t l2_bytes = std::int64_t{384} * 1024;
+  const std::int64_t bytes_per_row = std::int64_t{3} * 8 * row_length;  // 3 rows of doubles
+  const int rows_max = std::max(1, int(l2_bytes / bytes_per_row));
   int tiles = (ny + rows_max - 1) / rows_max;
   const int chunks = tiles >= threads ? 1 : std::min(nz, (threads + tiles - 1) / tiles);
   if (chunks == 1) tiles = std::min(ny, (tiles + threads - 1) / threads * threads);

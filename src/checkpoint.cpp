@@ -359,8 +359,8 @@ E parse_name(const std::string& attr, const std::string& name, std::initializer_
 }
 
 void copy_cstr(char* dst, std::size_t size, const std::string& src) {
-  std::memset(dst, 0, size);
-  std::memcpy(dst, src.data(), std::min(size - 1, src.size()));
+  std::memset(dst, 0, size);  // the last byte stays 0: at most size - 1 are copied
+  src.copy(dst, std::min(size - 1, src.size()));
 }
 
 std::string xdmf(const CheckpointMeta& m, const std::string& h5_name) {
@@ -636,7 +636,7 @@ std::string probe_checkpoint_file(const std::string& path, CheckpointMeta& m) {
       throw ProbeError("dataset 'field' is compressed/filtered; miniapp reads unfiltered data");
   } catch (const std::exception& e) {
     H5Eclear2(H5E_DEFAULT);
-    const std::string what = e.what();
+    std::string what = e.what();
     if (dynamic_cast<const ProbeError*>(&e)) return what;
     return "not a readable miniapp checkpoint (truncated or damaged?): " + what;
   }

@@ -1,7 +1,13 @@
 #include "config.hpp"
 
+#include <sys/stat.h>
+
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <climits>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -64,13 +70,29 @@ void require(bool ok, const std::string& message) {
   if (!ok) throw ConfigError(message);
 }
 
+/// The --config file must be an existing, readable regular file. Checked with stat() before
+/// any open: opening a FIFO for reading blocks until a writer appears (a hang, not an error),
+/// and a directory opens fine but reads as an empty, silently accepted, configuration.
+void check_config_file(const std::string& path) {
+  if (path.empty()) throw ConfigError("--config: the file name is empty");
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0)
+    throw ConfigError("--config " + path + ": " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw ConfigError("--config " + path + ": is a directory");
+  if (!S_ISREG(st.st_mode))
+    throw ConfigError("--config " + path +
+                      ": is not a regular file (a FIFO, socket or device); give a TOML file");
+  std::ifstream in(path);
+  if (!in) throw ConfigError("--config " + path + ": cannot read: " + std::strerror(errno));
+}
+
 /// Strict syntax check of the TOML subset miniapp reads (CLI11's reader is lenient and would
 /// read "grid = [16, 16" as two values). Every line is blank, a comment, a [table] header or
 /// `key = value` with a number, boolean, quoted string or a bracket-balanced array (which may
 /// span lines). Throws ConfigError naming the file and line.
 void check_toml_syntax(const std::string& path) {
+  check_config_file(path);
   std::ifstream in(path);
-  if (!in) return;  // CLI11 reports a missing file itself
   std::string line, pending;
   int lineno = 0, pending_line = 0, depth = 0;
   auto fail = [&](int at, const std::string& why) {
@@ -123,6 +145,11 @@ void Config::validate() const {
   for (int d = 0; d < 3; ++d) {
     require(grid[d] > 0, std::string("--grid: N") + char('X' + d) + "=" + str(grid[d]) +
                              " must be a positive number of cells");
+    // Local extents with ghosts are int (Box): N + 2*H must stay below 2^31.
+    require(std::int64_t(grid[d]) + 2 * std::int64_t(halo_width) <= INT_MAX,
+            std::string("--grid: N") + char('X' + d) + "=" + str(grid[d]) +
+                " plus 2 x --halo-width " + str(halo_width) + " exceeds " + str(INT_MAX) +
+                " cells per dimension");
     require(ranks[d] >= 0, std::string("--ranks: P") + char('X' + d) + "=" + str(ranks[d]) +
                                " must be >= 0 (0 = choose)");
     require(std::isfinite(kappa[d]) && kappa[d] >= 0, std::string("--kappa: K") + char('X' + d) +
@@ -148,8 +175,13 @@ void Config::validate() const {
           "--checkpoint-cb-nodes=" + str(checkpoint_cb_nodes) + " must be >= 0 (0 = MPI default)");
   require(checkpoint_cb_buffer >= 0, "--checkpoint-cb-buffer=" + str(checkpoint_cb_buffer) +
                                          " must be >= 0 (0 = MPI default)");
-  require(!(checkpoint_every > 0 || restart == "latest") || !checkpoint_dir.empty(),
-          "--checkpoint-dir must not be empty");
+  // An empty path is never meant: the defaults are non-empty, or "" for "none" when not given.
+  require(!checkpoint_dir.empty(), "--checkpoint-dir must not be empty");
+  require(!spectrum_file.empty(), "--spectrum-file must not be empty");
+  require(!(given.count("--report") && report_path.empty()),
+          "--report must not be empty (leave it out to write no report)");
+  require(!(given.count("--restart") && restart.empty()),
+          "--restart must not be empty (a checkpoint file or 'latest')");
 
   const Coefficients a = coefficients();
   require(std::isfinite(a.ax) && std::isfinite(a.ay) && std::isfinite(a.az),
@@ -180,7 +212,6 @@ void Config::validate() const {
                   " needs periodic boundaries in every dimension; " + kAxis[d] + " is " +
                   to_string(bc[d]));
   }
-  if (spectral_every > 0) require(!spectrum_file.empty(), "--spectrum-file must not be empty");
   // Halo exchange family and stencils (issue 3).
   require(stencil == 7 || stencil == 27,
           "--stencil=" + str(stencil) + " must be 7 (star) or 27 (box)");
@@ -227,29 +258,34 @@ void Config::validate() const {
 }
 
 void Config::validate_for(int nranks) const {
+  // Product of the fixed factors. It stops growing once above nranks (the check fails then
+  // anyway): three factors up to 2^31 would overflow 64 bits. The message shows it in double.
   std::int64_t product = 1;
+  double shown = 1;
   bool all_given = true;
   for (int d = 0; d < 3; ++d) {
-    if (ranks[d] == 0)
+    if (ranks[d] == 0) {
       all_given = false;
-    else
-      product *= ranks[d];
+      continue;
+    }
+    if (product <= nranks) product *= ranks[d];
+    shown *= ranks[d];
   }
   if (all_given)
     require(product == nranks, "--ranks " + str(ranks[0]) + " " + str(ranks[1]) + " " +
-                                   str(ranks[2]) + ": product " + str(product) +
+                                   str(ranks[2]) + ": product " + str(shown) +
                                    " differs from the " + str(nranks) + " MPI ranks");
   else
-    require(nranks % product == 0, "--ranks " + str(ranks[0]) + " " + str(ranks[1]) + " " +
-                                       str(ranks[2]) + ": the fixed factors (product " +
-                                       str(product) + ") do not divide the " + str(nranks) +
-                                       " MPI ranks");
+    require(product <= nranks && nranks % product == 0,
+            "--ranks " + str(ranks[0]) + " " + str(ranks[1]) + " " + str(ranks[2]) +
+                ": the fixed factors (product " + str(shown) + ") do not divide the " +
+                str(nranks) + " MPI ranks");
   for (int d = 0; d < 3; ++d)
     if (ranks[d] > 0 && !(d == 2 && two_d()))  // a 2D problem has no z halo
-      require(grid[d] >= ranks[d] * halo_width, std::string("--grid: N") + char('X' + d) + "=" +
-                                                    str(grid[d]) + " has fewer cells than " +
-                                                    str(ranks[d]) + " ranks x halo width " +
-                                                    str(halo_width) + " in " + kAxis[d]);
+      require(grid[d] >= std::int64_t(ranks[d]) * halo_width,
+              std::string("--grid: N") + char('X' + d) + "=" + str(grid[d]) +
+                  " has fewer cells than " + str(ranks[d]) + " ranks x halo width " +
+                  str(halo_width) + " in " + kAxis[d]);
 }
 
 /// Validator mapping names (case-insensitive) to enum values; --help shows the option as NAME
@@ -257,6 +293,29 @@ void Config::validate_for(int nranks) const {
 template <class E>
 CLI::Validator choice_of(const std::map<std::string, E>& names) {
   return CLI::CheckedTransformer(names, CLI::ignore_case).description("");
+}
+
+/// CLI11 2.1 reads 64-bit integers with strtoll/strtoull and keeps the saturated value of a
+/// number out of range ("--steps 9223372036854775808" ran 2^63-1 steps) and the wrapped value of
+/// a negative unsigned one ("--seed -1" became 2^64-1). This check sees the text before the
+/// conversion and refuses both.
+CLI::Validator fits_64_bits(bool is_unsigned) {
+  return CLI::Validator(
+      [is_unsigned](std::string& text) -> std::string {
+        errno = 0;
+        char* end = nullptr;
+        if (is_unsigned) {
+          if (text.find('-') != std::string::npos) return text + " must not be negative";
+          (void)std::strtoull(text.c_str(), &end, 0);
+        } else {
+          (void)std::strtoll(text.c_str(), &end, 0);
+        }
+        if (errno == ERANGE)
+          return text + " does not fit a " + (is_unsigned ? "64-bit unsigned" : "64-bit") +
+                 " integer";
+        return "";
+      },
+      "");
 }
 
 ParseOutcome parse_command_line(int argc, char** argv) {
@@ -303,12 +362,12 @@ ParseOutcome parse_command_line(int argc, char** argv) {
   app.add_option("--kappa", kappa, "diffusivity KX KY KZ [m^2/s]")->expected(3);
   app.add_option("--dt", c.dt, "time step [s]");
   app.add_option("--spacing", spacing, "cell size DX DY DZ [m]")->expected(3);
-  app.add_option("--steps", c.steps, "number of time steps");
+  app.add_option("--steps", c.steps, "number of time steps")->check(fits_64_bits(false));
   app.add_option("--init", c.init, "initial field: random|sine|gaussian")
       ->transform(choice_of(init_names))
       ->type_name("NAME")
       ->default_str("random");
-  app.add_option("--seed", c.seed, "seed of --init random");
+  app.add_option("--seed", c.seed, "seed of --init random")->check(fits_64_bits(true));
   app.add_option("--sine-mode", mode, "wavenumbers KX KY KZ of --init sine")->expected(3);
   app.add_flag("--verify", c.verify,
                "compare the final field with the exact solution (--init sine, all periodic)");
@@ -316,7 +375,8 @@ ParseOutcome parse_command_line(int argc, char** argv) {
 
   // Procurement and batch runs (issue 7).
   app.add_option("--warmup", c.warmup,
-                 "untimed warm-up steps: the first N of --steps; timers start after them");
+                 "untimed warm-up steps: the first N of --steps; timers start after them")
+      ->check(fits_64_bits(false));
   app.add_option("--expect-digest", c.expect_digest,
                  "reference digest (16 hex digits): RESULT VALID needs the final digest to match");
   app.add_option("--progress", c.progress,
@@ -336,11 +396,13 @@ ParseOutcome parse_command_line(int argc, char** argv) {
                "evolve the initial field exactly in Fourier space and compare with the final "
                "field (all periodic); exit 1 on failure");
   app.add_option("--spectral-every", c.spectral_every,
-                 "write the energy spectrum E(|k|) every N steps (0 = never; all periodic)");
+                 "write the energy spectrum E(|k|) every N steps (0 = never; all periodic)")
+      ->check(fits_64_bits(false));
   app.add_option("--spectrum-file", c.spectrum_file, "CSV file of --spectral-every");
   // Checkpoints and restart (src/checkpoint.*)
   app.add_option("--checkpoint-every", c.checkpoint_every,
-                 "write a checkpoint every N steps (0 = never)");
+                 "write a checkpoint every N steps (0 = never)")
+      ->check(fits_64_bits(false));
   app.add_option("--checkpoint-dir", c.checkpoint_dir,
                  "directory of the checkpoints (created if missing)");
   app.add_option("--checkpoint-keep", c.checkpoint_keep,
@@ -353,11 +415,13 @@ ParseOutcome parse_command_line(int argc, char** argv) {
       ->check(CLI::IsMember({"contiguous", "chunked"}));
   app.add_option("--checkpoint-alignment", c.checkpoint_alignment,
                  "align HDF5 objects of at least this many bytes to this many bytes "
-                 "(file-system stripe size)");
+                 "(file-system stripe size)")
+      ->check(fits_64_bits(false));
   app.add_option("--checkpoint-cb-nodes", c.checkpoint_cb_nodes,
                  "MPI-IO hint cb_nodes: collective-buffering aggregators (0 = MPI default)");
   app.add_option("--checkpoint-cb-buffer", c.checkpoint_cb_buffer,
-                 "MPI-IO hint cb_buffer_size in bytes (0 = MPI default)");
+                 "MPI-IO hint cb_buffer_size in bytes (0 = MPI default)")
+      ->check(fits_64_bits(false));
   app.add_option("--checkpoint-cb-write", c.checkpoint_cb_write,
                  "MPI-IO hint romio_cb_write: automatic|enable|disable")
       ->check(CLI::IsMember({"automatic", "enable", "disable"}));

@@ -60,7 +60,8 @@ Index3 Decomposition::choose_dims(int nranks, const Index3& global, const Index3
       bool fits = true;
       for (int d = 0; d < 3; ++d) {
         fits = fits && global[d] >= std::int64_t(p[d]) * min_cells;
-        n[d] = double((global[d] + p[d] - 1) / p[d]);  // the biggest block
+        const std::int64_t biggest = (std::int64_t(global[d]) + p[d] - 1) / p[d];  // ceil
+        n[d] = double(biggest);
       }
       if (!fits) continue;
       // Halo surface of the biggest block; a dimension with one rank still exchanges

@@ -16,11 +16,13 @@ namespace miniapp {
 double estimated_bytes_per_rank(const Config& config, const Index3& dims) {
   double cells = 1, face = 0;
   for (int d = 0; d < 3; ++d) {
-    const double n = double((config.grid[d] + dims[d] - 1) / dims[d]) + 2.0 * config.halo_width;
+    const std::int64_t block = (std::int64_t(config.grid[d]) + dims[d] - 1) / dims[d];  // ceil
+    const double n = double(block) + 2.0 * config.halo_width;
     cells *= n;
   }
   for (int d = 0; d < 3; ++d) {
-    const double n = double((config.grid[d] + dims[d] - 1) / dims[d]) + 2.0 * config.halo_width;
+    const std::int64_t block = (std::int64_t(config.grid[d]) + dims[d] - 1) / dims[d];  // ceil
+    const double n = double(block) + 2.0 * config.halo_width;
     face += 4.0 * config.halo_width * cells / n;  // send + receive buffers, both sides
   }
   return 8.0 * (2.0 * cells + face);

@@ -151,7 +151,10 @@ std::vector<double> energy_spectrum(const Field& u, DistributedFft& fft, MPI_Com
   fft.forward();
   const Index3 n = fft.global();
   double kmax2 = 0;
-  for (int d = 0; d < 3; ++d) kmax2 += double(n[d] / 2) * double(n[d] / 2);
+  for (int d = 0; d < 3; ++d) {
+    const int nyquist = n[d] / 2;  // integer: the largest |k_d|
+    kmax2 += double(nyquist) * double(nyquist);
+  }
   const std::size_t shells = std::size_t(std::lround(std::sqrt(kmax2))) + 1;
   std::vector<double> local(shells, 0.0), global(shells, 0.0);
   const double inv_n = 1.0 / (double(n[0]) * n[1] * n[2]);

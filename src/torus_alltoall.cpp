@@ -269,7 +269,8 @@ std::int64_t type_identity(MPI_Datatype type) {
   int found = 0;
   mpi_check(MPI_Type_get_attr(type, g_type_keyval, &value, &found), "MPI_Type_get_attr");
   if (!found) {
-    value = reinterpret_cast<void*>(g_next_type_serial++);
+    // An MPI attribute value is a void*: the serial is stored as the pointer, never followed.
+    value = reinterpret_cast<void*>(g_next_type_serial++);  // NOLINT(performance-no-int-to-ptr)
     mpi_check(MPI_Type_set_attr(type, g_type_keyval, value), "MPI_Type_set_attr");
   }
   return -std::int64_t(reinterpret_cast<std::intptr_t>(value));

@@ -217,3 +217,113 @@ miniapp_add_cli_test(NAME bench_halo_smoke RANKS 2 EXIT 0 TIMEOUT 120 LABELS ben
 miniapp_add_cli_test(NAME verify_27_point RANKS 2 EXIT 0 REGEX "VERIFICATION PASSED"
                      ARGS --grid 16 12 8 --init sine --sine-mode 1 2 1 --stencil 27 --dt 0.3
                           --steps 20 --verify --halo neighbor-coll --halo-width 2)
+
+# ---- Hostile input (issue 8): bounds, non-finite values, empty and long strings, odd files.
+# Each is rejected by rank 0 with exit 2 before anything is allocated or written.
+# Integers beyond their type: CLI11 refuses the conversion.
+miniapp_add_cli_test(NAME bad_grid_beyond_int EXIT 2 ONCE REGEX "--grid.*4000000000"
+                     ARGS --grid 4000000000 4000000000 4000000000)
+# Each dimension fits an int but the cell count (8e27) overflows 64 bits: the memory estimate,
+# computed in double, refuses it.
+miniapp_add_cli_test(NAME bad_grid_product_overflow EXIT 2 ONCE REGEX "needs about .* GB per rank"
+                     ARGS --grid 2000000000 2000000000 2000000000)
+miniapp_add_cli_test(NAME bad_grid_int_max EXIT 2 ONCE
+                     REGEX "--grid: NX=2147483647 plus 2 x --halo-width 1 exceeds 2147483647"
+                     ARGS --grid 2147483647 1 1)
+miniapp_add_cli_test(NAME bad_steps_1e30 EXIT 2 ONCE REGEX "--steps.*1e30" ARGS --steps 1e30)
+miniapp_add_cli_test(NAME bad_steps_negative EXIT 2 ONCE REGEX "--steps=-1 must be >= 0"
+                     ARGS --steps -1)
+# CLI11 2.1 saturated this to 2^63-1 (a run that never ends) before fits_64_bits refused it.
+miniapp_add_cli_test(NAME bad_steps_2p63 EXIT 2 ONCE TIMEOUT 120
+                     REGEX "--steps: 9223372036854775808 does not fit a 64-bit integer"
+                     ARGS --steps 9223372036854775808)
+miniapp_add_cli_test(NAME bad_checkpoint_every_huge EXIT 2 ONCE TIMEOUT 120
+                     REGEX "--checkpoint-every: -99999999999999999999 does not fit a 64-bit integer"
+                     ARGS --checkpoint-every -99999999999999999999)
+# ... and wrapped a negative unsigned seed to 2^64-1.
+miniapp_add_cli_test(NAME bad_seed_negative EXIT 2 ONCE REGEX "--seed: -1 must not be negative"
+                     ARGS --seed -1)
+miniapp_add_cli_test(NAME bad_halo_width_huge EXIT 2 ONCE
+                     REGEX "NX=8 plus 2 x --halo-width 2000000000 exceeds"
+                     ARGS --grid 8 8 8 --halo-width 2000000000)
+# Fixed rank factors whose product overflows 64 bits.
+miniapp_add_cli_test(NAME bad_ranks_product_overflow EXIT 2 ONCE
+                     REGEX "product 8[.0-9]*e\\+27 differs from the 2 MPI ranks"
+                     ARGS --ranks 2000000000 2000000000 2000000000)
+# 4 x 10^9 overflowed int: the check passed and a later one gave a vaguer message.
+miniapp_add_cli_test(NAME bad_ranks_times_halo RANKS 4 EXIT 2 ONCE
+                     REGEX "NX=8 has fewer cells than 4 ranks x halo width 1000000000"
+                     ARGS --grid 8 8 8 --ranks 4 1 1 --halo-width 1000000000)
+# NaN and infinity in every floating-point option, on the command line and in TOML.
+miniapp_add_cli_test(NAME bad_dt_nan EXIT 2 ONCE REGEX "--dt=(-?nan|.*nan.*) must be finite"
+                     ARGS --dt nan)
+miniapp_add_cli_test(NAME bad_dt_1e309 EXIT 2 ONCE REGEX "--dt.*(inf|1e309)" ARGS --dt 1e309)
+miniapp_add_cli_test(NAME bad_kappa_inf EXIT 2 ONCE REGEX "--kappa: KX=inf must be finite"
+                     ARGS --kappa inf 1 1)
+miniapp_add_cli_test(NAME bad_bc_value_nan EXIT 2 ONCE REGEX "--bc-value=-?nan must be finite"
+                     ARGS --bc-value nan)
+miniapp_add_cli_test(NAME bad_spacing_zero EXIT 2 ONCE REGEX "--spacing: DX=0 must be finite and > 0"
+                     ARGS --spacing 0 1 1)
+miniapp_add_cli_test(NAME bad_spacing_inf EXIT 2 ONCE REGEX "--spacing: DZ=inf must be finite"
+                     ARGS --spacing 1 1 inf)
+miniapp_add_cli_test(NAME bad_progress_nan EXIT 2 ONCE REGEX "--progress=-?nan must be"
+                     ARGS --progress nan)
+miniapp_add_cli_test(NAME bad_toml_kappa_inf EXIT 2 ONCE REGEX "--kappa: KY=inf must be finite"
+                     ARGS --config ${CMAKE_CURRENT_SOURCE_DIR}/data/nonfinite.toml)
+miniapp_add_cli_test(NAME bad_toml_nan EXIT 2 ONCE REGEX "--dt=-?nan must be finite"
+                     ARGS --config ${CMAKE_CURRENT_SOURCE_DIR}/data/nonfinite.toml --kappa 1 1 1)
+# Empty strings (@EMPTY@: expect_exit.sh passes an empty argument, which CMake lists cannot).
+miniapp_add_cli_test(NAME bad_checkpoint_dir_empty EXIT 2 ONCE REGEX "--checkpoint-dir must not be empty"
+                     ARGS --grid 8 8 8 --checkpoint-dir @EMPTY@)
+miniapp_add_cli_test(NAME bad_report_empty EXIT 2 ONCE REGEX "--report must not be empty"
+                     ARGS --grid 8 8 8 --report @EMPTY@)
+miniapp_add_cli_test(NAME bad_config_empty EXIT 2 ONCE REGEX "--config: the file name is empty"
+                     ARGS --config @EMPTY@)
+miniapp_add_cli_test(NAME bad_restart_empty EXIT 2 ONCE REGEX "--restart must not be empty"
+                     ARGS --grid 8 8 8 --restart @EMPTY@)
+miniapp_add_cli_test(NAME bad_spectrum_file_empty EXIT 2 ONCE REGEX "--spectrum-file must not be empty"
+                     ARGS --grid 8 8 8 --spectrum-file @EMPTY@)
+# '--opt=' gives CLI11 no value at all.
+miniapp_add_cli_test(NAME bad_report_no_value EXIT 2 ONCE REGEX "--report: 1 required TEXT missing"
+                     ARGS --grid 8 8 8 --report=)
+# Very long paths (5000 characters).
+string(REPEAT x 5000 long_name)
+miniapp_add_cli_test(NAME bad_config_long_path EXIT 2 ONCE REGEX "--config /tmp/xxx.*: File name too long"
+                     ARGS --config /tmp/${long_name}.toml)
+miniapp_add_cli_test(NAME bad_report_long_path EXIT 2 ONCE REGEX "directory /tmp/xxx.* does not exist"
+                     ARGS --grid 8 8 8 --steps 1 --report /tmp/${long_name}/r.json)
+miniapp_add_cli_test(NAME bad_checkpoint_dir_long_path EXIT 2 ONCE REGEX "--checkpoint-dir /tmp/xxx.*"
+                     ARGS --grid 8 8 8 --steps 1 --checkpoint-every 1
+                          --checkpoint-dir /tmp/${long_name})
+# A --config that is not a readable regular file: a directory (would read as empty), a FIFO
+# (opening it would block until a writer comes: the ctest timeout catches a hang), a file that
+# even root cannot read.
+miniapp_add_cli_test(NAME bad_config_directory EXIT 2 ONCE REGEX "--config .*/data: is a directory"
+                     ARGS --config ${CMAKE_CURRENT_SOURCE_DIR}/data)
+add_test(NAME cli.config_fifo_setup
+         COMMAND bash -c "rm -f config.fifo && mkfifo config.fifo"
+         WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+set_tests_properties(cli.config_fifo_setup PROPERTIES FIXTURES_SETUP config_fifo LABELS cli)
+miniapp_add_cli_test(NAME bad_config_fifo EXIT 2 ONCE TIMEOUT 120
+                     REGEX "--config .*config.fifo: is not a regular file"
+                     ARGS --config ${CMAKE_CURRENT_BINARY_DIR}/config.fifo)
+set_tests_properties(cli.bad_config_fifo PROPERTIES FIXTURES_REQUIRED config_fifo)
+if(EXISTS /proc/sys/vm/compact_memory)  # mode 0200: write-only, for root too
+  miniapp_add_cli_test(NAME bad_config_unreadable EXIT 2 ONCE
+                       REGEX "--config /proc/sys/vm/compact_memory: cannot read: Permission denied"
+                       ARGS --config /proc/sys/vm/compact_memory)
+endif()
+
+# The sanitizer stage (scripts/test-sanitizers.sh, label sanitize; with unit.np1/np2 and
+# fuzz_config) runs these, all at <= 2 ranks: the run paths (verify and the JSON report, a TOML
+# input with warm-up, progress lines, the spectral check with the 7- and 27-point stencils and
+# deep halos) and the refusals that used to hang, wrap or overflow. A test at 2 ranks costs a few
+# seconds under ASan (MPI start-up allocates a lot), so this is a selection, not every CLI test.
+set_property(TEST cli.result_valid_verify cli.input_small cli.progress_lines
+                  cli.spectral_check_np2 cli.spectral_check_27pt_np2 cli.verify_27_point
+                  cli.bad_too_large cli.bad_missing_toml cli.bad_malformed_toml
+                  cli.bad_grid_product_overflow cli.bad_grid_int_max cli.bad_steps_2p63
+                  cli.bad_seed_negative cli.bad_halo_width_huge cli.bad_ranks_product_overflow
+                  cli.bad_toml_nan cli.bad_report_empty cli.bad_config_directory
+                  cli.bad_config_fifo cli.bad_config_long_path
+             APPEND PROPERTY LABELS sanitize)

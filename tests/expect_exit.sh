@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# expect_exit.sh CODE REGEX [--once] -- COMMAND...
+# expect_exit.sh CODE REGEX [--once] -- COMMAND...   (an argument @EMPTY@ is passed as "")
 # Run COMMAND; pass when it exits with CODE within the ctest timeout and its combined output
 # matches the extended regex REGEX (and, with --once, the 'miniapp: error:' line appears
 # exactly once, i.e. only rank 0 printed it).
@@ -9,6 +9,12 @@ shift 2
 once=0
 if [ "${1:-}" = --once ]; then once=1; shift; fi
 [ "${1:-}" = -- ] && shift
+# An argument @EMPTY@ stands for an empty string (a CMake list cannot carry one).
+args=()
+for a in "$@"; do
+  if [ "$a" = @EMPTY@ ]; then args+=(""); else args+=("$a"); fi
+done
+set -- "${args[@]}"
 out=$("$@" 2>&1)
 rc=$?
 fail() { printf 'FAIL: %s\n--- command: %s\n--- exit %s, output:\n%s\n' "$1" "$*" "$rc" "$out"; exit 1; }
