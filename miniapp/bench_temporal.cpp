@@ -103,6 +103,7 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
     fill_initial(u, ic);
     fill_zero(v);
     std::vector<Box> regions;  // every side has a neighbour: shrink by s+1 (simulation.hpp)
+    regions.reserve(std::size_t(h));
     for (int s = 0; s < h; ++s) regions.push_back(u.padded().grown(-(s + 1)));
 
     const double t_copy = timed([&] { copy_region(u, v, u.interior()); });

@@ -45,6 +45,7 @@ Simulation::Simulation(const Config& config, MPI_Comm comm)
   refill_ = plan_refill(neighborhood_, u_.n(), u_.halo(), config.two_d());
   if (config.temporal_blocking) {
     std::vector<Box> regions;
+    regions.reserve(std::size_t(config.halo_width));
     for (int s = 0; s < config.halo_width; ++s) regions.push_back(update_region(s));
     blocking_ = std::make_unique<TemporalBlocking>(u_, config.tile, std::move(regions),
                                                    BoundaryRule{refill_, config.bc, config.bc_value},

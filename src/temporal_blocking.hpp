@@ -40,7 +40,7 @@ namespace miniapp {
 /// sub-steps, growing in proportion beyond: two buffers of the tile grown by the round length
 /// must fit in it (L2 plus a core's share of L3 on current CPUs; `miniapp bench temporal`
 /// measured about 3 MiB fastest at H = 2..4 and 5 MiB at H = 8 on a 2-core EPYC VM).
-constexpr std::int64_t kTemporalBlockingBudget = 7 * 512 * 1024;  // 3.5 MiB
+constexpr std::int64_t kTemporalBlockingBudget = std::int64_t(7) * 512 * 1024;  // 3.5 MiB
 
 /// The scratch budget per thread for rounds of up to h sub-steps.
 constexpr std::int64_t temporal_blocking_budget(int h) {
