@@ -14,7 +14,8 @@
 #   MINIAPP_STEPS      timed steps [32] (plus 4 warm-up steps)
 #   MINIAPP_WIDTH      halo width H of the deep-halo variants [4]
 #   MINIAPP_REPEATS    runs per point, median reported [3]
-#   MINIAPP_LAUNCHER_ARGS  extra mpiexec arguments [--bind-to none]
+#   MINIAPP_LAUNCHER_ARGS  mpiexec placement arguments; PE is replaced by the threads per rank
+#                      [--map-by slot:PE=PE --bind-to core: each rank on its own T cores]
 #   MINIAPP_RESULTS    where the JSON reports go [results/hybrid-YYYYmmdd-HHMMSS]
 # OMP_PROC_BIND/OMP_PLACES default to spread/threads: each rank's threads on their own cores.
 set -euo pipefail
@@ -26,7 +27,9 @@ read -r -a grid <<< "${MINIAPP_GRID:-256 256 256}"
 steps=${MINIAPP_STEPS:-32}
 width=${MINIAPP_WIDTH:-4}
 repeats=${MINIAPP_REPEATS:-3}
-read -r -a launcher_args <<< "${MINIAPP_LAUNCHER_ARGS:---bind-to none}"
+# Each rank gets its own cores: with --bind-to none and OMP_PROC_BIND, every 1-thread rank
+# would bind its thread to the first core of the node (the binding report warns about that).
+launcher_template=${MINIAPP_LAUNCHER_ARGS:---map-by slot:PE=PE --bind-to core}
 results=${MINIAPP_RESULTS:-results/hybrid-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$results"
 [ -x "$exe" ] || { echo "hybrid_study: no binary $exe (build first)" >&2; exit 2; }
@@ -44,6 +47,7 @@ for ((ranks = 1; ranks <= cores; ranks++)); do
     read -r -a args <<< "${v#*:}"
     for ((r = 1; r <= repeats; r++)); do
       tag="n${ranks}-t${threads}-${name// /_}-r$r"
+      read -r -a launcher_args <<< "${launcher_template//PE=PE/PE=$threads}"
       OMP_NUM_THREADS=$threads mpiexec -n "$ranks" "${launcher_args[@]}" "$exe" \
         --grid "${grid[@]}" --steps $((steps + 4)) --warmup 4 --init random --progress 0 \
         --label "$name" "${args[@]}" --report "$results/$tag.json" > "$results/$tag.log" 2>&1 ||
