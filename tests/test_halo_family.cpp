@@ -33,22 +33,8 @@ int sweep(const Index3& grid, const std::vector<Index3>& rank_grids,
     MPI_Comm_rank(comm.get(), &rank);
     for (const auto& bc : bcs)
       for (int stencil : {7, 27}) {
-        Config c;
-        c.grid = grid;
-        c.bc = bc;
-        c.bc_value = 0.25;
-        c.kappa = {1.0, 0.7, 0.4};
-        c.dt = stencil == 27 ? 0.3 : 0.2;
-        c.steps = steps;
-        c.seed = 99;
-        c.stencil = stencil;
-        c.ranks = p;
-        std::vector<double> expected;
-        if (rank == 0) {
-          Reference ref(c);
-          for (std::int64_t s = 0; s < steps; ++s) ref.step();
-          expected = ref.interior();
-        }
+        Config c = sweep_case(grid, bc, stencil, steps, p, 99);
+        const std::vector<double> expected = rank == 0 ? reference_after(c) : std::vector<double>{};
         for (int h : {1, 2, 3})
           for (const ModeCase& mc : kModes)
             for (bool overlap : {false, true}) {

@@ -35,24 +35,9 @@ int sweep(const Index3& grid, const std::vector<Index3>& rank_grids, const std::
     MPI_Comm_rank(comm, &rank);
     for (const auto& bc : kBoundaries)
       for (int stencil : {7, 27}) {
-        Config c;
-        c.grid = grid;
-        c.bc = bc;
-        if (c.two_d() && c.bc[2] == Boundary::Dirichlet) c.bc[2] = Boundary::Neumann;
-        c.bc_value = 0.25;
-        c.kappa = {1.0, 0.7, 0.4};
-        c.dt = stencil == 27 ? 0.3 : 0.2;
-        c.steps = steps;
-        c.seed = 7;
-        c.stencil = stencil;
-        c.ranks = p;
+        Config c = sweep_case(grid, bc, stencil, steps, p, 7);
         c.temporal_blocking = true;
-        std::vector<double> expected;
-        if (rank == 0) {
-          Reference ref(c);
-          for (std::int64_t s = 0; s < steps; ++s) ref.step();
-          expected = ref.interior();
-        }
+        const std::vector<double> expected = rank == 0 ? reference_after(c) : std::vector<double>{};
         for (int h : widths)
           for (const Index3& tile : tiles)
             for (bool overlap : {false, true}) {
