@@ -23,7 +23,7 @@ for ((t = 0; t < 1000; ++t)); do
   grep -q '^binding' "$log" 2> /dev/null && break
   sleep 0.01
 done
-sleep 0.5
+sleep 0.2  # well inside the 8000 steps (about 1 s on a quiet 2-core machine)
 kill -USR1 "$sweep"
 rc=0
 wait "$sweep" || rc=$?
