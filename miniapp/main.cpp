@@ -1,6 +1,6 @@
-// miniapp driver: parse -> check -> build the simulation -> run -> report.
+// miniapp: parse -> check -> run -> report, or a benchmark.
 //
-//   miniapp [options] [--config FILE.toml]     the diffusion run (see --help)
+//   miniapp [options] [--config FILE.toml]     the diffusion run (see --help; driver.hpp)
 //   miniapp bench stencil|... [options]        benchmarks (see miniapp bench NAME --help)
 //
 // Exit status: 0 success (RESULT VALID or NOT VALIDATED, or INTERRUPTED: stopped by SIGTERM or
@@ -10,237 +10,29 @@
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <iostream>
-#include <limits>
 #include <map>
-#include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "affinity.hpp"  // issue 7
-#include "bench.hpp"
-#include "benchmark_result.hpp"  // issue 7
-#include "checkpoint.hpp"
-#include "config.hpp"
-#include "diagnostics.hpp"
-#include "fault_injection.hpp"
+#include "bench/bench.hpp"
+#include "checkpoint_file.hpp"
+#include "cli.hpp"
+#include "driver.hpp"
 #include "mpi_utils.hpp"
-#include "preflight.hpp"
-#include "progress.hpp"  // issue 7
-#include "report.hpp"
-#include "simulation.hpp"
-#include "spectral.hpp"
 #include "stop_signal.hpp"
 
 namespace {
 
 using namespace miniapp;
 
-/// The command line that continues an interrupted run: the same arguments with any --restart
-/// replaced by `--restart latest` (looked up in the same --checkpoint-dir), shell-quoted.
-std::string continue_command(const std::vector<std::string>& args) {
-  const auto quote = [](const std::string& a) {
-    if (!a.empty() && a.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                          "0123456789_-+=./:,@%") == std::string::npos)
-      return a;
-    std::string q = "'";
-    for (char ch : a) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-    return q + "'";
-  };
-  std::string cmd;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--restart") {
-      ++i;  // and its value
-      continue;
-    }
-    if (args[i].rfind("--restart=", 0) == 0) continue;
-    cmd += (cmd.empty() ? "" : " ") + quote(args[i]);
-  }
-  return cmd + " --restart latest";
-}
-
-/// The time loop from the simulation's current step (0, or the restart step) to config.steps.
-/// It stops at absolute step numbers, so a restarted run stops where the uninterrupted one
-/// would: the end of the warm-up (the first --warmup steps of this run; timers restart
-/// there), every --checkpoint-every steps (write a checkpoint), every --spectral-every
-/// steps (record the spectrum) and the step of an injected fault. Between stops the steps run
-/// with progress lines on rank 0 every `progress` seconds (0 = none), and after every round
-/// the ranks vote on a stop signal (src/stop_signal.hpp): when they agree, the loop writes a
-/// checkpoint of the step reached and returns it as an interruption. Collective.
-Interruption run_time_loop(Simulation& sim, const Config& config, CheckpointWriter& checkpoints,
-                           SpectralDiagnostics* spectral, double progress, StopVote& stop_vote,
-                           const std::optional<FaultPlan>& fault) {
-  constexpr std::int64_t never = std::numeric_limits<std::int64_t>::max();
-  const auto next_multiple = [](std::int64_t step, std::int64_t every) {
-    return every > 0 ? (step / every + 1) * every : never;
-  };
-  int rank = 0;
-  MPI_Comm_rank(sim.decomposition().comm(), &rank);
-  const std::int64_t every_spectrum = spectral ? config.spectral_every : 0;
-  const std::int64_t warm_end = std::min(config.steps, sim.step() + config.warmup);
-  const std::int64_t fault_step = fault ? fault->step : never;
-  // Spectra go to the CSV and, the latest one, into the following checkpoints.
-  const auto record_spectrum = [&] {
-    checkpoints.set_spectrum({sim.step(), spectral->record(sim.field(), sim.step())});
-  };
-  if (every_spectrum > 0 && sim.step() % every_spectrum == 0) record_spectrum();
-  while (sim.step() < config.steps) {
-    const std::int64_t now = sim.step();
-    const std::int64_t stop =
-        std::min({config.steps, now < warm_end ? warm_end : never,
-                  next_multiple(now, config.checkpoint_every), next_multiple(now, every_spectrum),
-                  now < fault_step ? fault_step : never});
-    run_with_progress(sim, stop - now, progress, now, config.steps, std::cout, &stop_vote);
-    if (stop_vote.signal() != 0 && sim.step() < config.steps) {
-      checkpoints.write(sim);  // the ranks agreed: stop here, continue from this step later
-      return {stop_vote.signal(), sim.step(), checkpoint_path(config.checkpoint_dir, sim.step()),
-              ""};
-    }
-    if (sim.step() == warm_end) sim.reset_timers();
-    if (every_spectrum > 0 && sim.step() % every_spectrum == 0) record_spectrum();
-    const bool io_fault = fault && fault->kind == FaultKind::Io && sim.step() == fault->step;
-    arm_io_fault(io_fault && rank == fault->rank, "MINIAPP_FAULT=" + (fault ? fault->text : ""));
-    if (checkpoint_due(config, sim.step()) || io_fault) checkpoints.write(sim);
-    if (fault) inject_fault(*fault, sim.step(), rank);
-  }
-  stop_vote.finish();  // a signal after the last round changes nothing: the run is complete
-  return {};
-}
-
-/// The diffusion run of the command line `args`. Returns the exit status; throws ConfigError
-/// for bad input.
-int run_main(Config config, const std::vector<std::string>& args, MPI_Comm comm, int rank) {
-  // A restart takes the settings not given from the checkpoint and refuses conflicting ones.
-  std::optional<Restart> restart;
-  if (!config.restart.empty()) {
-    restart = prepare_restart(config, comm);
-    config = restart->config;
-  }
-  const MemoryEstimate memory = preflight(config, comm);
-  preflight_checkpoints(config, comm);
-  const std::optional<FaultPlan> fault =
-      fault_from_environment(config, restart ? restart->meta.step : 0, comm);
-  if (rank == 0) {  // issue 8: before the fields are allocated
-    std::printf(
-        "memory estimate: %.4g MB per rank for fields and halo buffers (x %d rank(s) "
-        "per node; %.4g GB available per node)\n",
-        memory.bytes_per_rank / 1e6, memory.node_ranks, memory.available_bytes / 1e9);
-    if (fault) std::printf("fault injection: MINIAPP_FAULT=%s\n", fault->text.c_str());
-    std::fflush(stdout);
-  }
-
-  // Issue 7: where every rank runs, printed before any work so wrong binding is seen at once.
-  const int threads = Exec().concurrency();
-  const std::vector<RankBinding> bindings = gather_bindings(comm, threads);
-  const char* proc_bind = std::getenv("OMP_PROC_BIND");
-  const std::vector<std::string> warnings =
-      binding_warnings(bindings, threads, proc_bind ? proc_bind : "");
-  if (rank == 0) {
-    print_bindings(std::cout, bindings, warnings);
-    std::cout.flush();
-  }
-
-  Simulation sim(config, comm);
-  if (restart) load_restart(*restart, sim);
-  // Spectral diagnostics (issue 5): the FFT plans and buffers are built once, before the loop.
-  std::unique_ptr<SpectralDiagnostics> spectral;
-  if (config.spectral_check || config.spectral_every > 0)
-    spectral = std::make_unique<SpectralDiagnostics>(sim.decomposition(), config);
-  CheckpointWriter checkpoints(config);
-  double interval = progress_interval(config.progress, rank == 0 && interactive_terminal());
-  mpi_check(MPI_Bcast(&interval, 1, MPI_DOUBLE, 0, comm), "MPI_Bcast");
-  StopVote stop_vote(comm);
-  Interruption stopped =
-      run_time_loop(sim, config, checkpoints, spectral.get(), interval, stop_vote, fault);
-  if (stopped.signal != 0) {
-    stopped.continue_with = continue_command(args);
-    if (rank == 0) {
-      std::printf(
-          "miniapp: %s received: stopped at step %lld of %lld; checkpoint %s%s\n"
-          "miniapp: to continue, launch as before (mpiexec/srun ...) with:\n  %s\n",
-          signal_name(stopped.signal).c_str(), (long long)stopped.step, (long long)config.steps,
-          stopped.checkpoint.c_str(),
-          config.given.count("--checkpoint-dir")
-              ? ""
-              : " (--checkpoint-dir not given: the default ./checkpoints)",
-          stopped.continue_with.c_str());
-      std::fflush(stdout);
-    }
-  }
-
-  Verification ver;
-  if (config.verify && stopped.signal == 0) {
-    const InitialCondition ic = InitialCondition::from(config);
-    const double g = ic.sine_growth(config.coefficients(), config.stencil);
-    double amplitude = 1.0;
-    for (std::int64_t s = 0; s < config.steps; ++s) amplitude *= g;
-    ver.requested = true;
-    ver.max_error = max_error(sim.field(), ic, amplitude, sim.decomposition().comm());
-    // Round-off: a few ulps of the initial amplitude (1) per step, growing at most linearly
-    // with the number of steps since |g| <= 1. Measured: about 1e-15 after 50 steps.
-    ver.tolerance = 4e-15 * double(config.steps + 1);
-    ver.passed = ver.max_error <= ver.tolerance;
-  }
-  RunReport report = make_report(sim, ver);
-
-  // Issue 7: the run's named checks give the verdict; RESULT VALID needs at least one and all
-  // to pass. A capability with its own check (e.g. the spectral one) appends it here.
-  std::vector<Check> checks;
-  if (ver.requested) checks.push_back(tolerance_check("verify", ver.max_error, ver.tolerance));
-  if (!config.expect_digest.empty())
-    checks.push_back(digest_check(config.expect_digest, report.summary.digest));
-  if (config.spectral_check && stopped.signal == 0) {
-    // Issue 5: the final field against the exact Fourier-space evolution of the initial one.
-    const SpectralCheckResult sc = spectral->check(sim.field(), config.steps);
-    if (rank == 0) {
-      std::printf(
-          "spectral check: max error %.3e, L2 (rms) error %.3e, max |imag| %.3e, "
-          "tolerance %.3e\nSPECTRAL CHECK %s\n",
-          sc.max_error, sc.l2_error, sc.max_imag, sc.tolerance, sc.passed ? "PASSED" : "FAILED");
-      std::fflush(stdout);
-    }
-    checks.push_back(tolerance_check("spectral", sc.max_error, sc.tolerance));
-  }
-  report.validation =
-      stopped.signal == 0
-          ? judge(std::move(checks))
-          : interrupted("stopped by " + signal_name(stopped.signal) + " at step " +
-                        std::to_string(stopped.step) + " of " + std::to_string(config.steps) +
-                        "; partial run, not validated; continue with --restart latest");
-  report.interruption = stopped;
-  report.memory_estimate = memory;
-  report.bindings = bindings;
-  report.binding_warnings = warnings;
-
-  report.checkpoints = checkpoints.stats();
-  if (restart) report.restart_path = restart->path, report.restart_step = restart->meta.step;
-  if (rank == 0) {
-    print_report(std::cout, report);
-    std::cout.flush();
-    if (!config.report_path.empty()) {
-      std::ofstream out(config.report_path);
-      out << report_json(report);
-      if (!out) throw std::runtime_error("could not write the report " + config.report_path);
-    }
-  }
-  return exit_status(report.validation.verdict);
-}
-
 int dispatch(int argc, char** argv, MPI_Comm comm, int rank) {
   if (argc > 1 && std::strcmp(argv[1], "bench") == 0) {
     const std::map<std::string, std::function<int(int, char**, MPI_Comm)>> benches{
-        {"stencil", bench::stencil},
-        {"temporal", bench::temporal},
-        {"halo", bench::halo},
-        {"alltoall", bench::alltoall},
-        {"fft", bench::fft},
-        {"io", bench::io}};
+        {"stencil", bench::stencil},   {"temporal", bench::temporal}, {"halo", bench::halo},
+        {"alltoall", bench::alltoall}, {"fft", bench::fft},           {"io", bench::io}};
     const std::string name = argc > 2 ? argv[2] : "";
     const auto it = benches.find(name);
     if (it == benches.end()) {
@@ -266,7 +58,7 @@ int dispatch(int argc, char** argv, MPI_Comm comm, int rank) {
     }
     return parsed.exit_code;
   }
-  return run_main(*parsed.config, std::vector<std::string>(argv, argv + argc), comm, rank);
+  return run_diffusion(*parsed.config, std::vector<std::string>(argv, argv + argc), comm);
 }
 
 }  // namespace
@@ -292,7 +84,7 @@ int main(int argc, char** argv) {
   }
   if (!only_text) Kokkos::initialize(argc, argv);  // removes its --kokkos-* arguments
   try {
-    miniapp::install_stop_handlers();  // issue 8: SIGTERM/SIGUSR1 stop at the next round
+    miniapp::install_stop_handlers();  // SIGTERM/SIGUSR1 stop the run at the next round
     status = dispatch(argc, argv, MPI_COMM_WORLD, rank);
   } catch (const miniapp::ConfigError& e) {
     // Every rank validated the same input and threw the same error: one message, exit 2.

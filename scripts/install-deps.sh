@@ -26,6 +26,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   libhdf5-openmpi-dev hdf5-tools
   libcli11-dev libfftw3-dev libgtest-dev
+  libtomlplusplus-dev nlohmann-json3-dev  # the app: TOML input files, the JSON report
   python3 python3-numpy python3-h5py python3-matplotlib python3-jsonschema
   clang-tidy-14  # scripts/lint.sh (the sanitizers use GCC's own libasan/libubsan)
 )

@@ -10,10 +10,18 @@
 #pragma once
 
 #include "box.hpp"
-#include "config.hpp"
 #include "field.hpp"
+#include "names.hpp"
 
 namespace miniapp {
+
+/// What lies beyond an edge of the global grid: the other side (periodic), a fixed value
+/// (dirichlet) or a mirror (neumann, zero flux).
+enum class Boundary { Periodic, Dirichlet, Neumann };
+inline constexpr NameTable<Boundary, 3> kBoundaryNames{{{Boundary::Periodic, "periodic"},
+                                                        {Boundary::Dirichlet, "dirichlet"},
+                                                        {Boundary::Neumann, "neumann"}}};
+inline const char* to_string(Boundary b) { return name_of(kBoundaryNames, b); }
 
 /// Fill ghosts of `u` on side (0 = low, 1 = high) of dimension d over `span` (local padded
 /// coordinates; its extent along d is ignored). Launches a kernel, does not fence.

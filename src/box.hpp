@@ -14,6 +14,9 @@ namespace miniapp {
 
 using Index3 = std::array<int, 3>;
 
+/// The name of dimension d: 'x', 'y' or 'z'.
+constexpr char axis_name(int d) { return "xyz"[d]; }
+
 /// Half-open box [lo, hi) in three dimensions; empty when any hi <= lo.
 struct Box {
   Index3 lo{0, 0, 0};

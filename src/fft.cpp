@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "timer.hpp"
+
 namespace miniapp {
 
 namespace {
@@ -87,42 +89,34 @@ DistributedFft::~DistributedFft() {
 
 void DistributedFft::execute(fftw_plan p) {
   if (!p) return;
-  const double t = MPI_Wtime();
+  ScopedTimer timer(times_.transforms, "miniapp::fft::transform");
   fftw_execute(p);
-  times_.transforms += MPI_Wtime() - t;
 }
 
 void DistributedFft::forward() {
-  Kokkos::Profiling::pushRegion("miniapp::fft::forward");
   const int steps = plan_.steps();
   for (int s = 0; s <= steps; ++s) {
     execute(forward_plans_[std::size_t(s)]);
     if (s == steps) break;
-    const double t = MPI_Wtime();
+    ScopedTimer timer(times_.steps[std::size_t(s)], "miniapp::fft::transpose");
     plan_.forward(s, buf_[s % 2].data(), buf_[(s + 1) % 2].data());
-    times_.steps[std::size_t(s)] += MPI_Wtime() - t;
   }
-  Kokkos::Profiling::popRegion();
 }
 
 void DistributedFft::inverse() {
-  Kokkos::Profiling::pushRegion("miniapp::fft::inverse");
   for (int s = plan_.steps(); s >= 0; --s) {
     execute(inverse_plans_[std::size_t(s)]);
     if (s == 0) break;
-    const double t = MPI_Wtime();
+    ScopedTimer timer(times_.steps[std::size_t(s - 1)], "miniapp::fft::transpose");
     plan_.backward(s - 1, buf_[s % 2].data(), buf_[(s - 1) % 2].data());
-    times_.steps[std::size_t(s - 1)] += MPI_Wtime() - t;
   }
-  const double t = MPI_Wtime();
+  ScopedTimer timer(times_.transforms, "miniapp::fft::scale");
   const double scale = 1.0 / (double(global_[0]) * double(global_[1]) * double(global_[2]));
   const ComplexBuffer b = buf_[0];
   Kokkos::parallel_for("miniapp::fft::scale",
                        Kokkos::RangePolicy<HostExec>(0, std::size_t(input_box().count())),
                        [=](std::size_t i) { b(i) *= scale; });
   HostExec().fence();
-  times_.transforms += MPI_Wtime() - t;
-  Kokkos::Profiling::popRegion();
 }
 
 void DistributedFft::reset_timers() {

@@ -5,6 +5,7 @@
 
 #include "boundary.hpp"
 #include "box_kernels.hpp"
+#include "timer.hpp"
 
 namespace miniapp {
 
@@ -57,16 +58,11 @@ HaloExchange::HaloExchange(const Decomposition& decomp, const Field& shape, Halo
       ext_(shape.ext()) {}
 
 void HaloExchange::fill_boundaries(Field& u, int phase) {
-  const double t = MPI_Wtime();
-  bool filled = false;
-  for (const BoundaryFill& f : plan_.fills) {
-    if (f.phase != phase) continue;
-    apply_boundary(u, f.d, f.side, bc_[f.d], bc_value_, f.span);
-    filled = true;
-  }
-  if (!filled) return;
-  Kokkos::fence();
-  counters_.boundary += MPI_Wtime() - t;
+  const auto in_phase = [phase](const BoundaryFill& f) { return f.phase == phase; };
+  if (std::none_of(plan_.fills.begin(), plan_.fills.end(), in_phase)) return;
+  ScopedTimer timer(counters_.boundary, "miniapp::halo::boundary", Fence::AtEnd);
+  for (const BoundaryFill& f : plan_.fills)
+    if (in_phase(f)) apply_boundary(u, f.d, f.side, bc_[f.d], bc_value_, f.span);
 }
 
 void HaloExchange::count_exchange() {
@@ -213,30 +209,29 @@ void PointToPointHalo::start_phase(Field& u, int phase) {
   auto& recv = reqs.recv[std::size_t(phase)];
   auto& send = reqs.send[std::size_t(phase)];
   // Receives first, so the sends find them waiting (eager or rendezvous alike).
-  double t = MPI_Wtime();
-  if (!recv.empty()) mpi_check(MPI_Startall(int(recv.size()), recv.data()), "MPI_Startall (halo)");
-  counters_.start += MPI_Wtime() - t;
+  if (!recv.empty()) {
+    ScopedTimer timer(counters_.start, "miniapp::halo::start");
+    mpi_check(MPI_Startall(int(recv.size()), recv.data()), "MPI_Startall (halo)");
+  }
   if (pack_ == PackKind::Kernel) {
-    t = MPI_Wtime();
+    // The buffers must be complete before MPI reads them.
+    ScopedTimer timer(counters_.pack, "miniapp::halo::pack", Fence::AtEnd);
     run_table(u, send_table_[std::size_t(phase)], true);
-    Kokkos::fence();  // the buffers must be complete before MPI reads them
-    counters_.pack += MPI_Wtime() - t;
   } else {
     Kokkos::fence();  // the field itself is the send buffer
   }
-  t = MPI_Wtime();
-  if (!send.empty()) mpi_check(MPI_Startall(int(send.size()), send.data()), "MPI_Startall (halo)");
-  counters_.start += MPI_Wtime() - t;
+  if (!send.empty()) {
+    ScopedTimer timer(counters_.start, "miniapp::halo::start");
+    mpi_check(MPI_Startall(int(send.size()), send.data()), "MPI_Startall (halo)");
+  }
   active_.assign(recv.begin(), recv.end());
   active_.insert(active_.end(), send.begin(), send.end());
 }
 
 void PointToPointHalo::complete_phase(Field& u, int phase) {
   if (pack_ == PackKind::Kernel) {
-    const double t = MPI_Wtime();
+    ScopedTimer timer(counters_.unpack, "miniapp::halo::unpack", Fence::AtEnd);
     run_table(u, recv_table_[std::size_t(phase)], false);
-    Kokkos::fence();
-    counters_.unpack += MPI_Wtime() - t;
   }
   fill_boundaries(u, phase);
 }
@@ -244,10 +239,11 @@ void PointToPointHalo::complete_phase(Field& u, int phase) {
 bool PointToPointHalo::test(Field& u) {
   while (phase_ >= 0) {
     int flag = 0;
-    const double t = MPI_Wtime();
-    mpi_check(MPI_Testall(int(active_.size()), active_.data(), &flag, MPI_STATUSES_IGNORE),
-              "MPI_Testall (halo)");
-    counters_.wait += MPI_Wtime() - t;
+    {
+      ScopedTimer timer(counters_.wait, "miniapp::halo::wait");
+      mpi_check(MPI_Testall(int(active_.size()), active_.data(), &flag, MPI_STATUSES_IGNORE),
+                "MPI_Testall (halo)");
+    }
     if (!flag) return false;
     advance_phase(u);
   }
@@ -266,10 +262,11 @@ void PointToPointHalo::advance_phase(Field& u) {
 
 void PointToPointHalo::finish(Field& u) {
   while (phase_ >= 0) {
-    const double t = MPI_Wtime();
-    mpi_check(MPI_Waitall(int(active_.size()), active_.data(), MPI_STATUSES_IGNORE),
-              "MPI_Waitall (halo)");
-    counters_.wait += MPI_Wtime() - t;
+    {
+      ScopedTimer timer(counters_.wait, "miniapp::halo::wait");
+      mpi_check(MPI_Waitall(int(active_.size()), active_.data(), MPI_STATUSES_IGNORE),
+                "MPI_Waitall (halo)");
+    }
     advance_phase(u);
   }
 }
@@ -319,13 +316,14 @@ void NeighborCollHalo::start(Field& u) {
   if (!done_) throw std::logic_error("NeighborCollHalo::start: exchange already started");
   if (u.ext() != ext_) throw std::logic_error("NeighborCollHalo::start: field of another shape");
   Kokkos::fence();  // the field itself is the send buffer
-  const double t = MPI_Wtime();
-  // Send and receive regions are disjoint parts of the same field: both buffers are u.
-  mpi_check(MPI_Ineighbor_alltoallw(u.data(), counts_.data(), send_displ_.data(), send_type_.data(),
-                                    u.data(), counts_.data(), recv_displ_.data(), recv_type_.data(),
-                                    graph_.get(), &request_),
-            "MPI_Ineighbor_alltoallw (halo)");
-  counters_.start += MPI_Wtime() - t;
+  {
+    ScopedTimer timer(counters_.start, "miniapp::halo::start");
+    // Send and receive regions are disjoint parts of the same field: both buffers are u.
+    mpi_check(MPI_Ineighbor_alltoallw(
+                  u.data(), counts_.data(), send_displ_.data(), send_type_.data(), u.data(),
+                  counts_.data(), recv_displ_.data(), recv_type_.data(), graph_.get(), &request_),
+              "MPI_Ineighbor_alltoallw (halo)");
+  }
   done_ = false;
 }
 
@@ -338,27 +336,31 @@ void NeighborCollHalo::complete(Field& u) {
 bool NeighborCollHalo::test(Field& u) {
   if (done_) return true;
   int flag = 0;
-  const double t = MPI_Wtime();
-  mpi_check(MPI_Test(&request_, &flag, MPI_STATUS_IGNORE), "MPI_Test (halo)");
-  counters_.wait += MPI_Wtime() - t;
+  {
+    ScopedTimer timer(counters_.wait, "miniapp::halo::wait");
+    mpi_check(MPI_Test(&request_, &flag, MPI_STATUS_IGNORE), "MPI_Test (halo)");
+  }
   if (flag) complete(u);
   return flag != 0;
 }
 
 void NeighborCollHalo::finish(Field& u) {
   if (done_) return;
-  const double t = MPI_Wtime();
-  mpi_check(MPI_Wait(&request_, MPI_STATUS_IGNORE), "MPI_Wait (halo)");
-  counters_.wait += MPI_Wtime() - t;
+  {
+    ScopedTimer timer(counters_.wait, "miniapp::halo::wait");
+    mpi_check(MPI_Wait(&request_, MPI_STATUS_IGNORE), "MPI_Wait (halo)");
+  }
   complete(u);
 }
 
-std::unique_ptr<HaloExchange> make_halo_exchange(const Config& config, const Decomposition& decomp,
-                                                 const Field& shape) {
-  if (config.halo_mode == HaloMode::NeighborColl)
-    return std::make_unique<NeighborCollHalo>(decomp, shape, config.bc, config.bc_value);
-  return std::make_unique<PointToPointHalo>(decomp, shape, config.halo_mode, config.pack, config.bc,
-                                            config.bc_value);
+std::unique_ptr<HaloExchange> make_halo_exchange(const HaloOptions& options,
+                                                 const Decomposition& decomp, const Field& shape,
+                                                 const std::array<Boundary, 3>& bc,
+                                                 double bc_value) {
+  if (options.mode == HaloMode::NeighborColl)
+    return std::make_unique<NeighborCollHalo>(decomp, shape, bc, bc_value);
+  return std::make_unique<PointToPointHalo>(decomp, shape, options.mode, options.pack, bc,
+                                            bc_value);
 }
 
 }  // namespace miniapp

@@ -3,8 +3,8 @@
 //
 //   halo.start(u);  while (!halo.test(u)) { update some interior cells }  halo.finish(u);
 //
-// or simply halo.exchange(u). Three executors share this interface and are chosen by
-// make_halo_exchange() from the Config:
+// or simply halo.exchange(u). Two executors share this interface and are chosen by
+// make_halo_exchange() from the HaloOptions:
 //
 //   PointToPointHalo   dim-ordered, neighbors26, faces: persistent requests
 //                      (MPI_Send_init / MPI_Recv_init, MPI_Startall every exchange, per phase:
@@ -18,7 +18,7 @@
 //
 // After each phase's messages the plan's physical-boundary fills run (boundary.hpp). Messages
 // to this rank itself (periodic dimension with one rank) go through MPI like the others, and
-// count as messages and bytes, as in the seed.
+// count as messages and bytes: the traffic a rank would have with a real neighbour.
 #pragma once
 
 #include <mpi.h>
@@ -29,12 +29,29 @@
 #include <memory>
 #include <vector>
 
-#include "config.hpp"
+#include "boundary.hpp"
 #include "decomposition.hpp"
 #include "field.hpp"
 #include "halo_plan.hpp"
+#include "names.hpp"
 
 namespace miniapp {
+
+/// How the point-to-point halo modes marshal a strided region: Kokkos kernels into contiguous
+/// buffers, or an MPI subarray datatype sent in place.
+enum class PackKind { Kernel, Datatype };
+inline constexpr NameTable<PackKind, 2> kPackNames{
+    {{PackKind::Kernel, "kernel"}, {PackKind::Datatype, "datatype"}}};
+inline const char* to_string(PackKind p) { return name_of(kPackNames, p); }
+
+/// How ghost cells are refreshed: the exchange's mode and packing, the ghost width H (one
+/// exchange per H steps) and whether interior updates overlap the messages.
+struct HaloOptions {
+  HaloMode mode = HaloMode::DimOrdered;
+  PackKind pack = PackKind::Kernel;
+  int width = 1;
+  bool overlap = false;
+};
 
 /// Accumulated cost of halo exchanges on this rank.
 struct HaloCounters {
@@ -164,9 +181,12 @@ class NeighborCollHalo final : public HaloExchange {
   bool done_ = true;
 };
 
-/// The halo exchange the config asks for (--halo, --pack), for fields shaped like `shape`.
-/// Collective over the decomposition's communicator (neighbor-coll creates a graph).
-std::unique_ptr<HaloExchange> make_halo_exchange(const Config& config, const Decomposition& decomp,
-                                                 const Field& shape);
+/// The halo exchange of `options.mode` and `options.pack` for fields shaped like `shape`, with
+/// the given physical boundaries. Collective over the decomposition's communicator
+/// (neighbor-coll creates a graph).
+std::unique_ptr<HaloExchange> make_halo_exchange(const HaloOptions& options,
+                                                 const Decomposition& decomp, const Field& shape,
+                                                 const std::array<Boundary, 3>& bc,
+                                                 double bc_value);
 
 }  // namespace miniapp

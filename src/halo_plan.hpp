@@ -35,9 +35,17 @@
 #include <vector>
 
 #include "box.hpp"
-#include "config.hpp"
+#include "names.hpp"
 
 namespace miniapp {
+
+/// The halo exchange family: how ghost cells travel between ranks (see the header comment).
+enum class HaloMode { DimOrdered, Neighbors26, NeighborColl, Faces };
+inline constexpr NameTable<HaloMode, 4> kHaloModeNames{{{HaloMode::DimOrdered, "dim-ordered"},
+                                                        {HaloMode::Neighbors26, "neighbors26"},
+                                                        {HaloMode::NeighborColl, "neighbor-coll"},
+                                                        {HaloMode::Faces, "faces"}}};
+inline const char* to_string(HaloMode m) { return name_of(kHaloModeNames, m); }
 
 /// Direction number of offset o: (ox+1) + 3(oy+1) + 9(oz+1), 0..26 (13 is the rank itself).
 constexpr int direction_of(const Index3& o) { return (o[0] + 1) + 3 * (o[1] + 1) + 9 * (o[2] + 1); }

@@ -10,11 +10,18 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 
-#include "config.hpp"
 #include "field.hpp"
+#include "names.hpp"
+#include "numerics.hpp"
 
 namespace miniapp {
+
+enum class InitKind { Random, Sine, Gaussian };
+inline constexpr NameTable<InitKind, 3> kInitNames{
+    {{InitKind::Random, "random"}, {InitKind::Sine, "sine"}, {InitKind::Gaussian, "gaussian"}}};
+inline const char* to_string(InitKind k) { return name_of(kInitNames, k); }
 
 /// Value of the initial field at global cell (x, y, z). Host and device.
 struct InitialCondition {
@@ -22,8 +29,6 @@ struct InitialCondition {
   std::uint64_t seed = 0;
   Index3 grid{1, 1, 1};
   Index3 mode{1, 1, 1};
-
-  static InitialCondition from(const Config& c) { return {c.init, c.seed, c.grid, c.sine_mode}; }
 
   KOKKOS_INLINE_FUNCTION double operator()(int x, int y, int z) const {
     const std::uint64_t g =

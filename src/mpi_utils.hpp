@@ -1,20 +1,22 @@
-// Small MPI helpers: return-code checks that name the call, and RAII owners for handles.
+// Small MPI helpers: return-code checks that name the call, RAII owners for handles, and the
+// agreement of all ranks on an error that only some of them saw.
 #pragma once
 
 #include <mpi.h>
 
 #include <cstdlib>
+#include <exception>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 namespace miniapp {
 
-/// Call before MPI_Init. Open MPI 4.1's default MPI-IO component, OMPIO, lost parts of
-/// collective HDF5 checkpoint writes from 8 oversubscribed ranks on the project machine (cells
-/// read back as zeros in 5 of 12 tries; tests/checkpoint_restart.sh caught it) and reads
-/// strided selections about 8x slower than ROMIO. So exclude it, unless the user chose an I/O
-/// component (OMPI_MCA_io set). Other MPI libraries ignore the variable.
+/// Call before MPI_Init. Open MPI 4.1's default MPI-IO component, OMPIO, can lose parts of
+/// collective HDF5 writes from oversubscribed ranks (cells read back as zeros; the restart
+/// tests catch it) and reads strided selections several times slower than ROMIO. So exclude
+/// it, unless the user chose an I/O component (OMPI_MCA_io set). Other MPI libraries ignore
+/// the variable.
 inline void prefer_romio() { setenv("OMPI_MCA_io", "^ompio", 0); }
 
 /// Throw std::runtime_error naming the MPI call when rc is not MPI_SUCCESS.
@@ -82,5 +84,51 @@ class TypeHandle {
  private:
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
 };
+
+/// min / avg / max of one per-rank quantity over the ranks of a communicator.
+struct Stat {
+  double min = 0, avg = 0, max = 0;
+};
+
+/// Reduce a per-rank value to min/avg/max over comm (result on every rank). Collective.
+Stat reduce_stat(double value, MPI_Comm comm);
+
+/// The ranks' agreement on an error: `first` is "rank R: text" of the lowest rank R that saw
+/// one ("" when none did). `reached` is false only on a rank with an error whose partners did
+/// not come to the agreement in time (they are stuck in a collective call it left).
+struct Agreement {
+  bool reached = true;
+  std::string first;
+};
+
+/// Agree on the first error of all ranks of comm; `local` is this rank's ("" for none).
+/// Collective. A rank without an error waits as long as it takes (slow is not failed); a rank
+/// with one waits at most `grace_seconds` and then returns reached = false.
+Agreement agree_on_error(const std::string& local, MPI_Comm comm, double grace_seconds);
+
+/// Run f on every rank of comm; when it throws on any rank, throw Error(first error) on every
+/// rank, so that the next collective call is reached by all ranks or by none. A rank whose
+/// partners do not come to the agreement within `grace_seconds` throws Error(its own error,
+/// false) alone. Error is constructible from (std::string) and (std::string, bool agreed).
+template <class Error, class F>
+void all_or_none(MPI_Comm comm, double grace_seconds, F&& f) {
+  std::string err;
+  try {
+    f();
+  } catch (const std::exception& e) {
+    err = *e.what() ? e.what() : "unknown error";
+  }
+  const Agreement agreement = agree_on_error(err, comm, grace_seconds);
+  if (!agreement.reached) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    throw Error("rank " + std::to_string(rank) + ": " + err +
+                    "; the other ranks did not reach the error agreement within " +
+                    std::to_string(int(grace_seconds)) +
+                    " s (stuck in a collective call this rank left)",
+                false);
+  }
+  if (!agreement.first.empty()) throw Error(agreement.first);
+}
 
 }  // namespace miniapp

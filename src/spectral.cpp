@@ -5,7 +5,6 @@
 #include <string>
 
 #include "mpi_utils.hpp"
-#include "simulation.hpp"
 
 namespace miniapp {
 
@@ -174,33 +173,37 @@ std::vector<double> energy_spectrum(const Field& u, DistributedFft& fft, MPI_Com
   return global;
 }
 
-SpectralDiagnostics::SpectralDiagnostics(const Decomposition& decomp, const Config& config)
-    : decomp_(decomp), config_(config), fft_(decomp, config.transpose, FftPlanning::Estimate) {
-  if (config.spectral_every <= 0) return;
+SpectralDiagnostics::SpectralDiagnostics(const Decomposition& decomp, const Problem& problem,
+                                         TransposeKind kind, const std::string& csv_path)
+    : decomp_(decomp),
+      problem_(problem),
+      csv_path_(csv_path),
+      fft_(decomp, kind, FftPlanning::Estimate) {
+  if (csv_path.empty()) return;
   int ok = 1;
   if (decomp.rank() == 0) {
-    csv_.open(config.spectrum_file);
+    csv_.open(csv_path);
     csv_ << "step,time,k,E\n";
     ok = csv_.good() ? 1 : 0;
   }
   mpi_check(MPI_Bcast(&ok, 1, MPI_INT, 0, decomp.comm()), "MPI_Bcast");
-  if (!ok) throw ConfigError("--spectrum-file: cannot write " + config.spectrum_file);
+  if (!ok) throw std::runtime_error("cannot write the spectrum file " + csv_path);
 }
 
 std::vector<double> SpectralDiagnostics::record(const Field& u, std::int64_t step) {
   std::vector<double> e = energy_spectrum(u, fft_, decomp_.comm());
-  if (decomp_.rank() != 0) return e;
+  if (decomp_.rank() != 0 || csv_path_.empty()) return e;
   csv_.precision(17);
   for (std::size_t s = 0; s < e.size(); ++s)
-    csv_ << step << "," << double(step) * config_.dt << "," << s << "," << e[s] << "\n";
+    csv_ << step << "," << double(step) * problem_.dt << "," << s << "," << e[s] << "\n";
   csv_.flush();
-  if (!csv_) throw std::runtime_error("could not write the spectrum " + config_.spectrum_file);
+  if (!csv_) throw std::runtime_error("could not write the spectrum " + csv_path_);
   return e;
 }
 
 SpectralCheckResult SpectralDiagnostics::check(const Field& u, std::int64_t steps) {
-  return spectral_check(u, InitialCondition::from(config_),
-                        StencilWeights::of(config_.stencil, config_.coefficients()), steps, fft_,
+  return spectral_check(u, problem_.initial_condition(),
+                        StencilWeights::of(problem_.stencil, problem_.coefficients()), steps, fft_,
                         decomp_.comm());
 }
 

@@ -29,15 +29,13 @@
 #include <memory>
 #include <vector>
 
-#include "config.hpp"
 #include "decomposition.hpp"
 #include "fft.hpp"
 #include "field.hpp"
 #include "initial_condition.hpp"
+#include "problem.hpp"
 
 namespace miniapp {
-
-class Simulation;
 
 /// Off-centre weights w(o) of a symmetric explicit stencil, w[oz+1][oy+1][ox+1] (w[1][1][1]
 /// is unused: the centre weight is 1 - sum of the others).
@@ -84,9 +82,11 @@ std::vector<double> energy_spectrum(const Field& u, DistributedFft& fft, MPI_Com
 /// the spectrum CSV (rank 0 writes `step,time,k,E` rows).
 class SpectralDiagnostics {
  public:
-  /// Collective over decomp.comm(). Throws ConfigError on every rank when rank 0 cannot open
-  /// the spectrum file.
-  SpectralDiagnostics(const Decomposition& decomp, const Config& config);
+  /// Plan the FFT of `problem`'s field on decomp with transposes of `kind`; open `csv_path`
+  /// for the spectra ("" = no CSV). Collective over decomp.comm(). Throws std::runtime_error
+  /// on every rank when rank 0 cannot open the CSV.
+  SpectralDiagnostics(const Decomposition& decomp, const Problem& problem, TransposeKind kind,
+                      const std::string& csv_path);
   /// Append E(k) of u at `step` to the CSV and return it (on every rank). Collective.
   std::vector<double> record(const Field& u, std::int64_t step);
   /// The spectral check of u after `steps` steps from the configured initial field. Collective.
@@ -94,7 +94,8 @@ class SpectralDiagnostics {
 
  private:
   const Decomposition& decomp_;
-  Config config_;
+  Problem problem_;
+  std::string csv_path_;
   DistributedFft fft_;
   std::ofstream csv_;
 };

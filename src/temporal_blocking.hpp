@@ -28,8 +28,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "boundary.hpp"
 #include "box.hpp"
-#include "config.hpp"
 #include "field.hpp"
 #include "halo_plan.hpp"
 #include "numerics.hpp"

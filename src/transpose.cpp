@@ -10,8 +10,6 @@ namespace miniapp {
 
 namespace {
 
-constexpr const char* kAxis = "xyz";
-
 using HostExec = Kokkos::DefaultHostExecutionSpace;
 
 /// A sub-box `region` (global coordinates) of the array of box `outer`, as an MPI subarray type
@@ -59,10 +57,6 @@ void copy_between(const Box& src_box, const Complex* src, const Box& dst_box, Co
 
 }  // namespace
 
-const char* to_string(TransposeKind k) {
-  return k == TransposeKind::ZeroCopy ? "zerocopy" : "pack";
-}
-
 /// One step between layouts s and s+1 along one torus dimension: for each peer t of the
 /// sub-communicator, the region I send (part of my layout-s box) and the region I receive
 /// (part of my layout-(s+1) box), as subarray types and as boxes for the pack variant.
@@ -98,7 +92,7 @@ std::vector<PencilLayout> TransposePlan::chain(const Index3& global, const Index
   const Box pa = full_along(split_along(blocks, b, dims[a], coords[a]), a, global[a]);
   const Box pb = full_along(split_along(blocks, a, dims[b], coords[b]), b, global[b]);
   const Box pc = full_along(split_along(pb, b, dims[c], coords[c]), c, global[c]);
-  auto pencil = [](int d) { return std::string(1, kAxis[d]) + "-pencils"; };
+  auto pencil = [](int d) { return std::string(1, axis_name(d)) + "-pencils"; };
 
   // The logical chain and the torus dimension of each step; steps along a dimension with one
   // rank change nothing (for every rank alike) and merge their two layouts.

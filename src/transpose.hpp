@@ -59,16 +59,20 @@
 #include <vector>
 
 #include "box.hpp"
-#include "config.hpp"
 #include "decomposition.hpp"
 #include "mpi_utils.hpp"
+#include "names.hpp"
 
 namespace miniapp {
 
+/// How a pencil transpose moves data: MPI_Alltoallw with subarray types, or pack + Alltoallv.
+enum class TransposeKind { ZeroCopy, Pack };
+inline constexpr NameTable<TransposeKind, 2> kTransposeNames{
+    {{TransposeKind::ZeroCopy, "zerocopy"}, {TransposeKind::Pack, "pack"}}};
+inline const char* to_string(TransposeKind k) { return name_of(kTransposeNames, k); }
+
 using Complex = Kokkos::complex<double>;
 
-/// "zerocopy" or "pack".
-const char* to_string(TransposeKind k);
 /// Host buffers of the FFT (FFTW runs on the host).
 using ComplexBuffer = Kokkos::View<Complex*, Kokkos::HostSpace>;
 

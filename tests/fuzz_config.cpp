@@ -36,10 +36,11 @@
 #include <string>
 #include <vector>
 
-#include "config.hpp"
+#include "cli.hpp"
 #include "numerics.hpp"
+#include "options.hpp"
 #include "preflight.hpp"
-#include "simulation.hpp"
+#include "time_stepper.hpp"
 
 namespace {
 
@@ -382,7 +383,7 @@ std::string broken_invariant(const Config& c) {
   if (c.warmup < 0 || c.warmup > c.steps) return "warmup outside [0, steps]";
   if (c.halo_width < 1) return "halo width < 1";
   if (c.stencil != 7 && c.stencil != 27) return "stencil not 7 or 27";
-  const Coefficients a = c.coefficients();
+  const Coefficients a = c.problem().coefficients();
   if (!std::isfinite(a.ax) || !std::isfinite(a.ay) || !std::isfinite(a.az))
     return "coefficients not finite";
   if (c.stencil == 7 && 2.0 * (a.ax + a.ay + a.az) > 1.0) return "7-point stencil unstable";

@@ -23,7 +23,7 @@ for n in 1 2; do
   [ -s "$report" ] || fail "no report $report"
   grep -q '"verdict": "VALID"' "$report" || fail "$report is not RESULT VALID"
 done
-grep -q '"grid": \[\s*12,\s*10,\s*16\]' <(tr -d '\n' < "$work/weak-N1-n2-t${OMP_NUM_THREADS:-1}.json") ||
+grep -q '"grid": \[\s*12,\s*10,\s*16\s*\]' <(tr -d '\n' < "$work/weak-N1-n2-t${OMP_NUM_THREADS:-1}.json") ||
   fail "the 2-rank point does not have the weak-scaled grid 12 10 16"
 if "$python" -c "import jsonschema" 2>/dev/null; then
   "$python" "$root/scripts/validate_report.py" --expect-verdict VALID "$work"/weak-N*.json

@@ -10,9 +10,12 @@
 #include <cstdio>
 #include <string>
 
-#include "checkpoint.hpp"
+#include "checkpoint_file.hpp"
+#include "checkpoint_writer.hpp"
 #include "decomposition.hpp"
 #include "diagnostics.hpp"
+#include "driver.hpp"
+#include "restart.hpp"
 #include "test_support.hpp"
 
 namespace miniapp::test {
@@ -78,7 +81,7 @@ TEST(Checkpoint, RoundTripAcrossRankGridsAndHaloWidthsIsBitwise) {
     Config c;
     c.grid = grid;
     c.seed = 7 + std::uint64_t(grid[0]);
-    const InitialCondition ic = InitialCondition::from(c);
+    const InitialCondition ic = c.problem().initial_condition();
     const std::vector<double> expected = expected_global(ic);
     for (std::size_t w = 0; w < rank_grids.size(); ++w) {
       const Index3& pw = rank_grids[w];
@@ -92,7 +95,7 @@ TEST(Checkpoint, RoundTripAcrossRankGridsAndHaloWidthsIsBitwise) {
           const Decomposition dec = make_decomp(comm.get(), grid, pw);
           Field u("test::u", dec.owned(), hw);
           fill_initial(u, ic);
-          CheckpointMeta meta = make_checkpoint_meta(c, 3, pw);
+          CheckpointMeta meta = make_checkpoint_meta(c.problem(), 3, pw);
           meta.digest = summarize(u, grid, comm.get()).digest;
           write_field_file(path, u, meta, CheckpointTunables{}, comm.get());
         }
@@ -109,10 +112,10 @@ TEST(Checkpoint, RoundTripAcrossRankGridsAndHaloWidthsIsBitwise) {
         CheckpointMeta meta;
         EXPECT_EQ(probe_checkpoint_file(path, meta), "");
         EXPECT_EQ(meta.step, 3);
-        EXPECT_EQ(meta.grid, grid);
+        EXPECT_EQ(meta.problem.grid, grid);
         EXPECT_EQ(meta.writer_ranks, pw);
-        EXPECT_EQ(std::string(meta.stencil), stencil_name(c.stencil));
-        EXPECT_EQ(meta.seed, c.seed);
+        EXPECT_EQ(meta.problem.stencil, c.stencil);
+        EXPECT_EQ(meta.problem.seed, c.seed);
       }
       for (std::size_t r = 0; r < rank_grids.size(); ++r) {
         const Index3& pr = rank_grids[r];
@@ -159,7 +162,7 @@ TEST(Checkpoint, ChunkedLayoutRoundTrips) {
   if (comm.get() != MPI_COMM_NULL) {
     Config c;
     c.grid = grid;
-    const InitialCondition ic = InitialCondition::from(c);
+    const InitialCondition ic = c.problem().initial_condition();
     const Decomposition dec = make_decomp(comm.get(), grid, dims);
     Field u("test::u", dec.owned(), 1), v("test::v", dec.owned(), 2);
     fill_initial(u, ic);
@@ -168,7 +171,7 @@ TEST(Checkpoint, ChunkedLayoutRoundTrips) {
     t.chunked = true;
     t.alignment = 4096;
     const std::string path = dir + "/chunked.h5";
-    write_field_file(path, u, make_checkpoint_meta(c, 0, dims), t, comm.get());
+    write_field_file(path, u, make_checkpoint_meta(c.problem(), 0, dims), t, comm.get());
     read_field_file(path, v, grid, comm.get());
     const std::vector<double> got = gather_global(v, grid, comm.get());
     if (dec.rank() == 0) EXPECT_EQ(first_bitwise_difference(got, expected_global(ic)), -1);
@@ -189,10 +192,10 @@ TEST(Checkpoint, WriterKeepsTheNewestKCompleteFiles) {
     const Index3 dims{1, np, 1};
     const Decomposition dec = make_decomp(comm.get(), c.grid, dims);
     Field u("test::u", dec.owned(), 1);
-    fill_initial(u, InitialCondition::from(c));
-    CheckpointWriter writer(c);
+    fill_initial(u, c.problem().initial_condition());
+    CheckpointWriter writer(c.checkpoint_options());
     for (int step = 1; step <= 4; ++step)
-      writer.write(u, make_checkpoint_meta(c, step, dims), comm.get());
+      writer.write(u, make_checkpoint_meta(c.problem(), step, dims), comm.get());
     EXPECT_EQ(writer.stats().count, 4);
     const std::uint64_t digest = summarize(u, c.grid, comm.get()).digest;
     if (dec.rank() == 0) {
@@ -219,7 +222,7 @@ TEST(Checkpoint, RestartTakesTheFileSettingsAndRefusesConflicts) {
   written.bc = {Boundary::Dirichlet, Boundary::Periodic, Boundary::Neumann};
   written.bc_value = 2.5;
   written.dt = 0.05;
-  const CheckpointMeta meta = make_checkpoint_meta(written, 40, {2, 1, 1});
+  const CheckpointMeta meta = make_checkpoint_meta(written.problem(), 40, {2, 1, 1});
 
   Config fresh;  // nothing given: everything comes from the file
   fresh.steps = 100;

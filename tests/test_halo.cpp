@@ -5,8 +5,8 @@
 // ghosts must match and every edge and corner ghost must still hold the sentinel.
 #include "box_kernels.hpp"
 #include "halo_exchange.hpp"
-#include "simulation.hpp"
 #include "test_support.hpp"
+#include "time_stepper.hpp"
 
 namespace miniapp::test {
 namespace {
@@ -92,10 +92,10 @@ TEST(Halo, GhostsMatchSingleDomainFillInEveryMode) {
           c.halo_width = h;
           c.halo_mode = mc.mode;
           c.pack = mc.pack;
-          Simulation sim(c, comm.get());
+          TimeStepper sim = make_stepper(c, comm.get());
           Field& u = sim.field();
           fill_indices(u, c.grid);
-          auto halo = make_halo_exchange(c, sim.decomposition(), u);
+          auto halo = make_halo_exchange(c.halo(), sim.decomposition(), u, c.bc, c.bc_value);
           halo->exchange(u);
           halo->exchange(u);  // twice: persistent requests are restarted
 

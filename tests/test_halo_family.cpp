@@ -3,8 +3,8 @@
 // send exactly the closed-form message and byte counts; 2D problems reproduce the seed.
 #include "diagnostics.hpp"
 #include "halo_exchange.hpp"
-#include "simulation.hpp"
 #include "test_support.hpp"
+#include "time_stepper.hpp"
 
 namespace miniapp::test {
 namespace {
@@ -48,7 +48,7 @@ int sweep(const Index3& grid, const std::vector<Index3>& rank_grids,
               } catch (const ConfigError&) {
                 continue;  // faces with 27 points or H > 1; H above the local extent
               }
-              Simulation sim(c, comm.get());
+              TimeStepper sim = make_stepper(c, comm.get());
               sim.run(steps);
               const std::vector<double> got = gather_global(sim.field(), c.grid, comm.get());
               if (rank == 0) {
@@ -94,7 +94,7 @@ TEST(HaloFamily, DeepHaloCountsRedundantUpdates) {
   c.halo_width = 3;
   CommHandle comm = first_ranks(1);
   if (comm.get() == MPI_COMM_NULL) return;
-  Simulation sim(c, comm.get());
+  TimeStepper sim = make_stepper(c, comm.get());
   sim.run(3);
   EXPECT_EQ(sim.times().redundant, (10 * 10 * 10 - 216) + (8 * 8 * 8 - 216) + 0);
   EXPECT_EQ(sim.halo().counters().exchanges, 1);
@@ -115,13 +115,13 @@ TEST(HaloFamily, SineModeDecaysByTheExact27PointFactor) {
   c.halo_width = 2;
   CommHandle comm = first_ranks(std::min(4, world_size()));
   if (comm.get() == MPI_COMM_NULL) return;
-  Simulation sim(c, comm.get());
+  TimeStepper sim = make_stepper(c, comm.get());
   sim.run(c.steps);
-  const InitialCondition ic = InitialCondition::from(c);
+  const InitialCondition ic = c.problem().initial_condition();
   double amp = 1, amp7 = 1;
   for (int s = 0; s < c.steps; ++s) {
-    amp *= ic.sine_growth(c.coefficients(), 27);
-    amp7 *= ic.sine_growth(c.coefficients(), 7);
+    amp *= ic.sine_growth(c.problem().coefficients(), 27);
+    amp7 *= ic.sine_growth(c.problem().coefficients(), 7);
   }
   EXPECT_LT(amp, 0.9);
   EXPECT_LT(max_error(sim.field(), ic, amp, comm.get()), 1e-13);
@@ -206,7 +206,7 @@ TEST(HaloFamily, ExecutedCountersEqualThePlan) {
     c.halo_mode = mc.mode;
     c.pack = mc.pack;
     c.halo_width = mc.mode == HaloMode::Faces ? 1 : 2;
-    Simulation sim(c, comm.get());
+    TimeStepper sim = make_stepper(c, comm.get());
     sim.run(5);  // rounds of 2, 2, 1 steps (H = 2): 3 exchanges
     const std::int64_t rounds = mc.mode == HaloMode::Faces ? 5 : 3;
     EXPECT_EQ(sim.halo().counters().exchanges, rounds);

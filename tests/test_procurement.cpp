@@ -7,10 +7,10 @@
 #include <string>
 
 #include "affinity.hpp"
-#include "benchmark_result.hpp"
 #include "field.hpp"
 #include "progress.hpp"
 #include "test_support.hpp"
+#include "verdict.hpp"
 
 namespace miniapp::test {
 namespace {

@@ -8,11 +8,13 @@
 #include <cstring>
 #include <vector>
 
-#include "config.hpp"
 #include "field.hpp"
 #include "initial_condition.hpp"
 #include "mpi_utils.hpp"
 #include "numerics.hpp"
+#include "options.hpp"
+#include "problem.hpp"
+#include "time_stepper.hpp"
 
 namespace miniapp::test {
 
@@ -89,12 +91,12 @@ inline std::vector<double> gather_global(const Field& u, const Index3& global, M
 /// Plain serial single-domain reference (no Kokkos, no MPI): the global grid with one ghost
 /// layer, ghosts filled dimension by dimension (x over the interior, y over the full x width,
 /// z over everything) from periodic wrap or the physical boundary, then the 7-point or
-/// 27-point update (config.stencil). The halo width and mode of the config are irrelevant to
-/// it: one ghost layer, refreshed every step. NZ = 1 with periodic or neumann z is the 2D
+/// 27-point update (problem.stencil). It knows no halo width or mode: one ghost layer,
+/// refreshed every step. NZ = 1 with periodic or neumann z is the 2D
 /// problem (the z ghosts equal the plane, so every z second difference is 0).
 class Reference {
  public:
-  explicit Reference(const Config& c)
+  explicit Reference(const Problem& c)
       : c_(c),
         n_(c.grid),
         ex_(n_[0] + 2),
@@ -102,7 +104,7 @@ class Reference {
         ez_(n_[2] + 2),
         u_(std::size_t(ex_) * ey_ * ez_, 0.0),
         v_(u_) {
-    const InitialCondition ic = InitialCondition::from(c);
+    const InitialCondition ic = c.initial_condition();
     for (int z = 0; z < n_[2]; ++z)
       for (int y = 0; y < n_[1]; ++y)
         for (int x = 0; x < n_[0]; ++x) at(u_, x + 1, y + 1, z + 1) = ic(x, y, z);
@@ -177,7 +179,7 @@ class Reference {
   double at(const std::vector<double>& a, int i, int j, int k) const {
     return a[std::size_t(i) + std::size_t(ex_) * (j + std::size_t(ey_) * k)];
   }
-  Config c_;
+  Problem c_;
   Index3 n_;
   int ex_, ey_, ez_;
   std::vector<double> u_, v_;
@@ -204,9 +206,17 @@ inline Config sweep_case(const Index3& grid, const std::array<Boundary, 3>& bc, 
 
 /// The serial reference's owned cells after c.steps steps (x fastest).
 inline std::vector<double> reference_after(const Config& c) {
-  Reference ref(c);
+  Reference ref(c.problem());
   for (std::int64_t s = 0; s < c.steps; ++s) ref.step();
   return ref.interior();
+}
+
+/// The library's stepper for a test case: the rank grid the app would choose for the ranks
+/// of comm, and the problem, halo and blocking options of the case. Collective over comm.
+inline TimeStepper make_stepper(const Config& c, MPI_Comm comm) {
+  int n = 1;
+  MPI_Comm_size(comm, &n);
+  return TimeStepper(c.problem(), c.halo(), c.blocking(), resolve_rank_grid(c, n), comm);
 }
 
 /// A halo mode with its packing: the combinations the halo tests loop over.

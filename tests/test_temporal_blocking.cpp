@@ -2,20 +2,20 @@
 // serial single-domain reference bit for bit, for every stencil, boundary kind, halo width
 // H in {1, 2, 3, 4, 8}, tile shape (automatic, and small tiles whose cones overlap several
 // neighbours and cross the ghost zones), with and without overlap, on every rank grid that fits.
-#include "simulation.hpp"
 #include "temporal_blocking.hpp"
 #include "test_support.hpp"
+#include "time_stepper.hpp"
 
 namespace miniapp::test {
 namespace {
 
 std::string describe(const Config& c) {
-  return "stencil " + std::to_string(c.stencil) + " H=" + std::to_string(c.halo_width) +
-         " tile " + std::to_string(c.tile[0]) + "x" + std::to_string(c.tile[1]) + "x" +
+  return "stencil " + std::to_string(c.stencil) + " H=" + std::to_string(c.halo_width) + " tile " +
+         std::to_string(c.tile[0]) + "x" + std::to_string(c.tile[1]) + "x" +
          std::to_string(c.tile[2]) + (c.overlap ? " overlap " : " ") + to_string(c.halo_mode) +
          " ranks " + std::to_string(c.ranks[0]) + "x" + std::to_string(c.ranks[1]) + "x" +
-         std::to_string(c.ranks[2]) + " bc " + to_string(c.bc[0]) + "/" + to_string(c.bc[1]) +
-         "/" + to_string(c.bc[2]);
+         std::to_string(c.ranks[2]) + " bc " + to_string(c.bc[0]) + "/" + to_string(c.bc[1]) + "/" +
+         to_string(c.bc[2]);
 }
 
 const std::vector<std::array<Boundary, 3>> kBoundaries = {
@@ -53,7 +53,7 @@ int sweep(const Index3& grid, const std::vector<Index3>& rank_grids, const std::
               } catch (const ConfigError&) {
                 continue;  // H above the local extent
               }
-              Simulation sim(c, comm);
+              TimeStepper sim = make_stepper(c, comm);
               sim.run(steps);
               const std::vector<double> got = gather_global(sim.field(), c.grid, comm);
               if (rank == 0) {
@@ -84,8 +84,8 @@ TEST(TemporalBlocking, BitIdenticalWithEightLayerHalos) {
 }
 
 TEST(TemporalBlocking, TwoDimensionalProblemsAreBitIdentical) {
-  const int n = sweep({13, 11, 1}, {{1, 1, 1}, {2, 1, 1}, {2, 2, 1}}, {1, 3, 4},
-                      {{0, 0, 0}, {4, 3, 1}}, 6);
+  const int n =
+      sweep({13, 11, 1}, {{1, 1, 1}, {2, 1, 1}, {2, 2, 1}}, {1, 3, 4}, {{0, 0, 0}, {4, 3, 1}}, 6);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0) EXPECT_GE(n, 60);
@@ -102,10 +102,10 @@ TEST(TemporalBlocking, CountsTheRedundantUpdatesOfOverlappingCones) {
   c.tile = {4, 4, 4};
   CommHandle comm = first_ranks(1);
   if (comm.get() == MPI_COMM_NULL) return;
-  Simulation sim(c, comm.get());
-  ASSERT_NE(sim.temporal_blocking(), nullptr);
-  EXPECT_EQ(sim.temporal_blocking()->tiles().size(), 8u);
-  EXPECT_EQ(sim.temporal_blocking()->inner_tiles(), 0);  // every cone reaches a ghost
+  TimeStepper sim = make_stepper(c, comm.get());
+  ASSERT_NE(sim.blocking(), nullptr);
+  EXPECT_EQ(sim.blocking()->tiles().size(), 8u);
+  EXPECT_EQ(sim.blocking()->inner_tiles(), 0);  // every cone reaches a ghost
   sim.run(2);
   EXPECT_EQ(sim.times().redundant, 8 * 216 + 512 - 2 * 512);
   EXPECT_EQ(sim.halo().counters().exchanges, 1);

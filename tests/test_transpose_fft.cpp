@@ -14,9 +14,9 @@
 
 #include "cart_subcomms.hpp"
 #include "fft.hpp"
-#include "simulation.hpp"
 #include "spectral.hpp"
 #include "test_support.hpp"
+#include "time_stepper.hpp"
 #include "transpose.hpp"
 
 namespace miniapp::test {
@@ -291,15 +291,16 @@ TEST(Spectral, TwentySevenPointCheckPassesAndSevenPointWeightsFailIt) {
   c.steps = 12;
   CommHandle comm = first_ranks(std::min(4, world_size()));
   if (comm.get() == MPI_COMM_NULL) return;
-  Simulation sim(c, comm.get());
+  TimeStepper sim = make_stepper(c, comm.get());
   sim.run(c.steps);
-  SpectralDiagnostics spectral(sim.decomposition(), c);
+  SpectralDiagnostics spectral(sim.decomposition(), c.problem(), c.transpose, "");
   const SpectralCheckResult r = spectral.check(sim.field(), c.steps);
   EXPECT_TRUE(r.passed) << "max error " << r.max_error << " > " << r.tolerance;
   DistributedFft fft(sim.decomposition(), TransposeKind::ZeroCopy, FftPlanning::Estimate);
-  const SpectralCheckResult bad = spectral_check(sim.field(), InitialCondition::from(c),
-                                                 StencilWeights::seven_point(c.coefficients()),
-                                                 c.steps, fft, sim.decomposition().comm());
+  const SpectralCheckResult bad =
+      spectral_check(sim.field(), c.problem().initial_condition(),
+                     StencilWeights::seven_point(c.problem().coefficients()), c.steps, fft,
+                     sim.decomposition().comm());
   EXPECT_FALSE(bad.passed) << "the 7-point factor must not explain a 27-point run";
 }
 
@@ -314,19 +315,19 @@ TEST(Spectral, CheckPassesForRandomFieldsAndFailsForAWrongScheme) {
     c.ranks = p;
     for (TransposeKind kind : {TransposeKind::ZeroCopy, TransposeKind::Pack}) {
       c.transpose = kind;
-      Simulation sim(c, comm);
+      TimeStepper sim = make_stepper(c, comm);
       sim.run(c.steps);
-      SpectralDiagnostics spectral(sim.decomposition(), c);
+      SpectralDiagnostics spectral(sim.decomposition(), c.problem(), c.transpose, "");
       const SpectralCheckResult r = spectral.check(sim.field(), c.steps);
       EXPECT_TRUE(r.passed) << "max error " << r.max_error << " > " << r.tolerance;
       EXPECT_GT(r.max_error, 0.0);  // round-off exists: the comparison is real
 
-      Coefficients wrong = c.coefficients();
+      Coefficients wrong = c.problem().coefficients();
       wrong.ay *= 1.0 + 1e-6;
       DistributedFft fft(sim.decomposition(), kind, FftPlanning::Estimate);
-      const SpectralCheckResult bad =
-          spectral_check(sim.field(), InitialCondition::from(c), StencilWeights::seven_point(wrong),
-                         c.steps, fft, sim.decomposition().comm());
+      const SpectralCheckResult bad = spectral_check(sim.field(), c.problem().initial_condition(),
+                                                     StencilWeights::seven_point(wrong), c.steps,
+                                                     fft, sim.decomposition().comm());
       EXPECT_FALSE(bad.passed) << "a misstated coefficient must fail (error " << bad.max_error
                                << ")";
     }
@@ -339,7 +340,7 @@ TEST(Spectral, EnergySpectrumSatisfiesParseval) {
   c.init = InitKind::Random;
   on_rank_grids(kRankGrids, [&](const Index3& p, MPI_Comm comm) {
     c.ranks = p;
-    Simulation sim(c, comm);
+    TimeStepper sim = make_stepper(c, comm);
     DistributedFft fft(sim.decomposition(), TransposeKind::ZeroCopy, FftPlanning::Estimate);
     const std::vector<double> e = energy_spectrum(sim.field(), fft, sim.decomposition().comm());
     double total = 0;

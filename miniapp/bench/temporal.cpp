@@ -20,7 +20,7 @@
 #include "bench.hpp"
 #include "field.hpp"
 #include "initial_condition.hpp"
-#include "report.hpp"
+#include "mpi_utils.hpp"
 #include "stencil.hpp"
 #include "temporal_blocking.hpp"
 
@@ -48,8 +48,8 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
   MPI_Comm_size(comm, &nranks);
   int n = 256, reps = 5, warmup = 1, points = 7;
   std::vector<int> widths{1, 2, 4, 8};
-  std::vector<std::string> tile_names{"auto", "32x32x32", "64x32x32", "64x64x32", "128x32x16",
-                                      "256x16x16"};
+  std::vector<std::string> tile_names{"auto",     "32x32x32",  "64x32x32",
+                                      "64x64x32", "128x32x16", "256x16x16"};
   CLI::App app{
       "Temporal blocking: rounds of H sub-steps fused over tiles vs H plain sweeps vs the "
       "single-sweep memory bound (STREAM-style copy / 16 B), on an n^3 block per rank (no "
@@ -102,7 +102,7 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
     ic.grid = {n, n, n};
     fill_initial(u, ic);
     fill_zero(v);
-    std::vector<Box> regions;  // every side has a neighbour: shrink by s+1 (simulation.hpp)
+    std::vector<Box> regions;  // every side has a neighbour: shrink by s+1 (time_stepper.hpp)
     regions.reserve(std::size_t(h));
     for (int s = 0; s < h; ++s) regions.push_back(u.padded().grown(-(s + 1)));
 
@@ -116,9 +116,10 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
     });
     const double plain = cells * nranks * h / t_plain;
     if (rank == 0) {
-      std::printf("\n  H=%d  copy %.2f GB/s -> bound %.4e cell upd/s; plain %d sweep(s) %.4e "
-                  "(%.3f of bound)\n",
-                  h, 16.0 * bound / 1e9, bound, h, plain, plain / bound);
+      std::printf(
+          "\n  H=%d  copy %.2f GB/s -> bound %.4e cell upd/s; plain %d sweep(s) %.4e "
+          "(%.3f of bound)\n",
+          h, 16.0 * bound / 1e9, bound, h, plain, plain / bound);
       std::printf("    %-14s %10s %11s %12s %14s %9s %9s\n", "tile", "scratch", "redundant",
                   "ms/round", "cell upd/s", "/bound", "/plain");
     }
@@ -138,8 +139,9 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
     }
   }
   if (rank == 0)
-    std::printf("\n  target: blocked rate >= 1.5 x bound at H = 4..8 (effective: owned cells x H "
-                "per round time)\n");
+    std::printf(
+        "\n  target: blocked rate >= 1.5 x bound at H = 4..8 (effective: owned cells x H "
+        "per round time)\n");
   return 0;
 }
 

@@ -1,18 +1,21 @@
-// Config: every runtime setting of a miniapp run, from the command line (CLI11) and an optional
-// TOML input file (command-line options override the file). Validation lives in one place,
-// Config::validate(), and throws ConfigError naming the value and the rule it breaks.
+// Config: every runtime setting of a miniapp run, from the command line and an optional TOML
+// input file (cli.hpp; command-line options override the file). Validation lives in one
+// place, Config::validate(), and throws ConfigError naming the option and the rule it breaks.
+// The library never sees a Config: problem(), halo(), ... hand each module its own options.
 #pragma once
 
 #include <array>
 #include <cstdint>
-#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
-#include <vector>
 
 #include "box.hpp"
-#include "numerics.hpp"
+#include "checkpoint_writer.hpp"
+#include "halo_exchange.hpp"
+#include "problem.hpp"
+#include "time_stepper.hpp"
+#include "transpose.hpp"
 
 namespace miniapp {
 
@@ -22,26 +25,9 @@ class ConfigError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class Boundary { Periodic, Dirichlet, Neumann };
-enum class InitKind { Random, Sine, Gaussian };
-/// Halo exchange family (issue 3): how ghost cells travel between ranks.
-enum class HaloMode { DimOrdered, Neighbors26, NeighborColl, Faces };
-/// How the point-to-point halo modes marshal a strided region: Kokkos kernels into contiguous
-/// buffers, or an MPI subarray datatype sent in place.
-enum class PackKind { Kernel, Datatype };
-
-/// How a pencil transpose moves data: MPI_Alltoallw with subarray types, or pack + Alltoallv.
-enum class TransposeKind { ZeroCopy, Pack };
-
-const char* to_string(Boundary b);
-const char* to_string(InitKind k);
-const char* to_string(HaloMode m);
-const char* to_string(PackKind p);
-
 struct Config {
-  // Problem
+  // The problem (grid, physics, stencil, initial field)
   Index3 grid{64, 64, 64};  ///< global cells NX NY NZ
-  Index3 ranks{0, 0, 0};    ///< rank grid PX PY PZ (0 = choose)
   std::array<Boundary, 3> bc{Boundary::Periodic, Boundary::Periodic, Boundary::Periodic};
   double bc_value = 0.0;                         ///< dirichlet ghost value
   std::array<double, 3> kappa{1.0, 1.0, 1.0};    ///< diffusivity per dimension [m^2/s]
@@ -51,26 +37,34 @@ struct Config {
   InitKind init = InitKind::Random;
   std::uint64_t seed = 42;    ///< random init seed
   Index3 sine_mode{1, 1, 1};  ///< wavenumbers of --init sine
+  int stencil = 7;            ///< 7 (star) or 27 (box) point stencil
 
-  // Checks and output
-  bool verify = false;      ///< compare with the exact solution (--init sine)
-  std::string report_path;  ///< JSON report file ("" = none)
-  std::string config_path;  ///< the TOML file read, for the record
+  // Decomposition, halo exchange family, deep halos, temporal blocking
+  Index3 ranks{0, 0, 0};  ///< rank grid PX PY PZ (0 = choose)
+  int halo_width = 1;     ///< ghost layers
+  HaloMode halo_mode = HaloMode::DimOrdered;
+  PackKind pack = PackKind::Kernel;
+  bool overlap = false;            ///< overlap the exchange with interior updates
+  bool temporal_blocking = false;  ///< fuse the sub-steps of a deep-halo round over tiles
+  Index3 tile{0, 0, 0};            ///< --tile: owned cells per temporal-blocking tile (0 = auto)
 
-  int halo_width = 1;  ///< ghost layers
-
-  // Procurement and batch runs (issue 7): warm-up, reference digest, progress, provenance.
+  // Checks, report and provenance
+  bool verify = false;        ///< compare with the exact solution (--init sine)
+  std::string report_path;    ///< JSON report file ("" = none)
+  std::string config_path;    ///< the TOML file read, for the record
   std::int64_t warmup = 0;    ///< untimed steps, counted in `steps`
   std::string expect_digest;  ///< reference digest, 16 hex digits ("" = none)
   double progress = -1;       ///< seconds between progress lines (0 off, <0 auto)
   std::string label;          ///< free text recorded in the report
   std::string command_line;   ///< the arguments as given, for the record
-  // Pencil transposes, 3D FFT and spectral diagnostics (issue 5)
+
+  // Pencil transposes, 3D FFT and spectral diagnostics
   TransposeKind transpose = TransposeKind::ZeroCopy;  ///< --transpose zerocopy|pack
   bool spectral_check = false;                        ///< compare with the exact spectral evolution
   std::int64_t spectral_every = 0;                    ///< energy spectrum every N steps (0 = never)
   std::string spectrum_file = "spectrum.csv";         ///< CSV of E(|k|) per recorded step
-  // Checkpoints and restart (src/checkpoint.*)
+
+  // Checkpoints and restart
   std::int64_t checkpoint_every = 0;             ///< steps between checkpoints (0 = none)
   std::string checkpoint_dir = "checkpoints";    ///< where checkpoints go / `latest` is looked up
   int checkpoint_keep = 2;                       ///< complete checkpoints kept (older ones deleted)
@@ -80,36 +74,27 @@ struct Config {
   int checkpoint_cb_nodes = 0;                   ///< MPI-IO hint cb_nodes (0 = MPI default)
   std::int64_t checkpoint_cb_buffer = 0;  ///< MPI-IO hint cb_buffer_size in bytes (0 = default)
   std::string checkpoint_cb_write = "automatic";  ///< MPI-IO hint romio_cb_write
+
   std::set<std::string> given;  ///< long option names set on the command line or TOML
-  // Halo exchange family and stencils (issue 3)
-  int stencil = 7;  ///< 7 (star) or 27 (box) point stencil
-  HaloMode halo_mode = HaloMode::DimOrdered;
-  PackKind pack = PackKind::Kernel;
-  bool overlap = false;  ///< overlap the exchange with interior updates
-  // Performance to the limit (issue 9)
-  bool temporal_blocking = false;  ///< fuse the sub-steps of a deep-halo round over tiles
-  Index3 tile{0, 0, 0};            ///< --tile: owned cells per temporal-blocking tile (0 = auto)
+
   /// NZ = 1 runs as a 2D problem: no z exchange, no z term.
   bool two_d() const { return grid[2] == 1; }
 
-  /// a_d = kappa_d * dt / dx_d^2.
-  Coefficients coefficients() const;
   /// Check everything that does not depend on the MPI world; throws ConfigError.
   void validate() const;
   /// Check what depends on the number of ranks (rank grid product, cells per rank).
   void validate_for(int nranks) const;
+
+  // What each library module is given.
+  Problem problem() const;
+  HaloOptions halo() const;
+  BlockingOptions blocking() const;
+  /// The writer's options (no fault hook: the driver adds one when asked).
+  CheckpointOptions checkpoint_options() const;
 };
 
-/// Outcome of parsing the command line: either a Config to run, or an exit status
-/// (0 after --help/--version, 2 after a parse error) with the text to print.
-struct ParseOutcome {
-  std::optional<Config> config;
-  int exit_code = 0;
-  std::string message;  ///< help/version text (stdout) or error message (stderr)
-};
-
-/// Parse argc/argv (and the TOML file named by --config) into a Config. Not collective;
-/// every rank parses the same arguments and so reaches the same verdict.
-ParseOutcome parse_command_line(int argc, char** argv);
+/// The rank grid a run on nranks would use: --ranks with zeros chosen to minimise the halo
+/// surface. Throws ConfigError when nothing fits. Not collective.
+Index3 resolve_rank_grid(const Config& config, int nranks);
 
 }  // namespace miniapp

@@ -22,7 +22,8 @@
 #include <optional>
 #include <string>
 
-#include "config.hpp"
+#include "checkpoint_file.hpp"
+#include "options.hpp"
 
 namespace miniapp {
 
@@ -49,11 +50,9 @@ std::optional<FaultPlan> fault_from_environment(const Config& config, std::int64
 /// otherwise, and for kind io). Not collective: it throws on one rank only.
 void inject_fault(const FaultPlan& plan, std::int64_t step, int rank);
 
-/// Arm (or disarm) the io fault in this process: the checkpoint writer fails this rank's
-/// collective write while it is armed. Not collective.
-void arm_io_fault(bool armed, const std::string& description);
-bool io_fault_armed();
-/// "MINIAPP_FAULT=..." of the armed fault.
-std::string fault_description();
+/// The checkpoint writer's hook (CheckpointOptions::before_write) for an io fault: on rank
+/// plan.rank, the write of the checkpoint of step plan.step fails inside the collective write.
+/// Empty for other kinds and other ranks. Not collective.
+BeforeWrite io_fault_hook(const FaultPlan& plan, int rank);
 
 }  // namespace miniapp

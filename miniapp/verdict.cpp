@@ -1,4 +1,4 @@
-#include "benchmark_result.hpp"
+#include "verdict.hpp"
 
 #include <cctype>
 #include <cstdio>

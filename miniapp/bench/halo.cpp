@@ -16,14 +16,16 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <vector>
 
 #include "bench.hpp"
 #include "halo_exchange.hpp"
-#include "json.hpp"
-#include "report.hpp"
-#include "simulation.hpp"
+#include "mpi_utils.hpp"
+#include "options.hpp"
+#include "time_stepper.hpp"
+#include "timer.hpp"
 
 namespace miniapp::bench {
 
@@ -145,10 +147,6 @@ int halo(int argc, char** argv, MPI_Comm comm) {
   base.grid = grid.empty() ? Index3{n * dims[0], n * dims[1], n * dims[2]}
                            : Index3{grid[0], grid[1], grid[2]};
   base.ranks = grid.empty() ? dims : base.ranks;
-  const std::map<std::string, HaloMode> mode_of{{"dim-ordered", HaloMode::DimOrdered},
-                                                {"neighbors26", HaloMode::Neighbors26},
-                                                {"neighbor-coll", HaloMode::NeighborColl},
-                                                {"faces", HaloMode::Faces}};
   std::map<std::pair<int, int>, double> pingpong;
   std::vector<Row> rows;
   Index3 used_dims{};
@@ -158,7 +156,7 @@ int halo(int argc, char** argv, MPI_Comm comm) {
         for (bool overlap : {false, true}) {
           Row row;
           row.c = base;
-          row.c.halo_mode = mode_of.at(mode);
+          row.c.halo_mode = *value_of(kHaloModeNames, mode);
           row.c.pack = pack;
           row.c.halo_width = h;
           row.c.overlap = overlap;
@@ -169,15 +167,20 @@ int halo(int argc, char** argv, MPI_Comm comm) {
           } catch (const ConfigError&) {
             continue;  // not a valid combination (faces with H > 1, datatype collective, ...)
           }
-          Simulation sim(row.c, comm);
+          TimeStepper sim(row.c.problem(), row.c.halo(), row.c.blocking(),
+                          resolve_rank_grid(row.c, nranks), comm);
           used_dims = sim.decomposition().dims();
           sim.run(warmup);
           sim.reset_timers();
-          sim.run(steps);
+          double loop = 0;
+          {
+            ScopedTimer timer(loop, "miniapp::bench::halo::steps");
+            sim.run(steps);
+          }
           const PhaseTimes& t = sim.times();
           const HaloCounters& hc = sim.halo().counters();
           const double s = steps;
-          row.step = reduce_stat(t.loop, comm).max / s;
+          row.step = reduce_stat(loop, comm).max / s;
           row.stencil = reduce_stat(t.stencil, comm).avg / s;
           row.pack = reduce_stat(hc.pack, comm).avg / s;
           row.wait = reduce_stat(hc.wait, comm).avg / s;
@@ -189,8 +192,9 @@ int halo(int argc, char** argv, MPI_Comm comm) {
           row.redundant = reduce_stat(double(t.redundant) / s, comm).avg /
                           double(sim.field().interior().count());
           if (!overlap) {
-            // The exchange alone, on the simulation's field, and its alpha-beta bound.
-            auto ex = make_halo_exchange(row.c, sim.decomposition(), sim.field());
+            // The exchange alone, on the stepper's field, and its alpha-beta bound.
+            auto ex = make_halo_exchange(row.c.halo(), sim.decomposition(), sim.field(), row.c.bc,
+                                         row.c.bc_value);
             ex->exchange(sim.field());
             MPI_Barrier(comm);
             std::vector<double> times;
@@ -250,49 +254,38 @@ int halo(int argc, char** argv, MPI_Comm comm) {
       std::printf("  (ours / PETSc)\n");
     }
     if (!json_path.empty()) {
-      JsonWriter j;
-      j.begin_object();
-      j.value("bench", "halo");
-      j.value("nranks", nranks);
-      j.begin_array("rank_grid");
-      for (int v : used_dims) j.element(v);
-      j.end_array();
-      j.begin_array("grid");
-      for (int v : base.grid) j.element(v);
-      j.end_array();
-      j.value("stencil", stencil);
-      j.value("steps", steps);
-      j.begin_array("rows");
+      using json = nlohmann::ordered_json;
+      json rows_json = json::array();
       for (const Row& r : rows) {
-        j.begin_object();
-        j.value("mode", to_string(r.c.halo_mode));
-        j.value("pack", pack_name(r.c));
-        j.value("halo_width", r.c.halo_width);
-        j.value("overlap", r.c.overlap);
-        j.value("step_s", r.step);
-        j.value("stencil_s", r.stencil);
-        j.value("pack_s", r.pack);
-        j.value("wait_s", r.wait);
-        j.value("unpack_s", r.unpack);
-        j.value("exposed_halo_s", r.exposed);
-        j.value("hidden_s", r.hidden);
-        j.value("messages", r.messages);
-        j.value("bytes", r.bytes);
-        j.value("redundant_fraction", r.redundant);
+        json row = {{"mode", to_string(r.c.halo_mode)},
+                    {"pack", pack_name(r.c)},
+                    {"halo_width", r.c.halo_width},
+                    {"overlap", r.c.overlap},
+                    {"step_s", r.step},
+                    {"stencil_s", r.stencil},
+                    {"pack_s", r.pack},
+                    {"wait_s", r.wait},
+                    {"unpack_s", r.unpack},
+                    {"exposed_halo_s", r.exposed},
+                    {"hidden_s", r.hidden},
+                    {"messages", r.messages},
+                    {"bytes", r.bytes},
+                    {"redundant_fraction", r.redundant}};
         if (!r.c.overlap) {
-          j.value("exchange_s", r.exchange);
-          j.value("alpha_beta_bound_s", r.bound);
+          row["exchange_s"] = r.exchange;
+          row["alpha_beta_bound_s"] = r.bound;
         }
-        j.end_object();
+        rows_json.push_back(row);
       }
-      j.end_array();
-      j.begin_array("petsc_dmda_global_to_local");
+      json petsc_json = json::array();
       for (const auto& [h, tp] : petsc)
-        j.begin_object().value("halo_width", h).value("exchange_s", tp).end_object();
-      j.end_array();
-      j.end_object();
+        petsc_json.push_back({{"halo_width", h}, {"exchange_s", tp}});
+      const json j = {{"bench", "halo"},        {"nranks", nranks},
+                      {"rank_grid", used_dims}, {"grid", base.grid},
+                      {"stencil", stencil},     {"steps", steps},
+                      {"rows", rows_json},      {"petsc_dmda_global_to_local", petsc_json}};
       std::ofstream out(json_path);
-      out << j.str();
+      out << j.dump(2) << "\n";
       if (!out) throw std::runtime_error("could not write " + json_path);
     }
   }

@@ -4,7 +4,7 @@
 
 #include <mpi.h>
 
-#include "config.hpp"
+#include "options.hpp"
 
 namespace miniapp {
 
@@ -15,7 +15,8 @@ struct MemoryEstimate {
   double available_bytes = 0;  ///< smallest MemAvailable over the nodes (0 = unknown)
 };
 
-/// Validate the config against the world: rank grid, memory estimate, output paths. Returns
+/// Validate the config against the world: rank grid, memory estimate, output paths (report,
+/// spectrum CSV). Returns
 /// the memory estimate (the same on every rank). Collective over comm; throws ConfigError on
 /// every rank or on none.
 MemoryEstimate preflight(const Config& config, MPI_Comm comm);
@@ -33,5 +34,10 @@ std::string check_writable_file(const std::string& path);
 /// Broadcast rank 0's error text; every rank throws ConfigError when it is not empty.
 /// Collective.
 void throw_if_root_failed(const std::string& root_error, MPI_Comm comm);
+
+/// Check before the run that --checkpoint-dir is (or can be created as) a writable directory
+/// when checkpoints are due: rank 0 creates it if missing and writes and deletes a probe file.
+/// Collective; throws ConfigError on every rank.
+void preflight_checkpoints(const Config& config, MPI_Comm comm);
 
 }  // namespace miniapp

@@ -3,13 +3,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include "durable_dir.hpp"
 #include "memory.hpp"
 #include "mpi_utils.hpp"
-#include "simulation.hpp"
 
 namespace miniapp {
 
@@ -95,7 +97,40 @@ MemoryEstimate preflight(const Config& config, MPI_Comm comm) {
   }
 
   throw_if_root_failed(rank == 0 ? check_writable_file(config.report_path) : "", comm);
+  std::string spectrum_error;
+  if (rank == 0 && config.spectral_every > 0)
+    if (const std::string why = check_writable_file(config.spectrum_file); !why.empty())
+      spectrum_error = "--spectrum-file: cannot write " + config.spectrum_file + ": " + why;
+  throw_if_root_failed(spectrum_error, comm);
   return estimate;
+}
+
+void preflight_checkpoints(const Config& config, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::string err;
+  if (rank == 0 && config.checkpoint_every > 0) {
+    const std::string& dir = config.checkpoint_dir;
+    try {
+      make_dirs(dir);
+      struct stat st {};
+      if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+        throw std::runtime_error("not a directory");
+      // Really write (access() says yes to root even on read-only file systems).
+      std::string probe = dir + "/.miniapp-probe-XXXXXX";
+      const int fd = ::mkstemp(probe.data());
+      if (fd < 0)
+        throw std::runtime_error("cannot write in it: " + std::string(std::strerror(errno)));
+      const bool ok = ::write(fd, "x", 1) == 1 && ::fsync(fd) == 0;
+      const std::string why = std::string(std::strerror(errno));
+      ::close(fd);
+      ::unlink(probe.c_str());
+      if (!ok) throw std::runtime_error("cannot write in it: " + why);
+    } catch (const std::exception& e) {
+      err = "--checkpoint-dir " + dir + ": " + e.what();
+    }
+  }
+  throw_if_root_failed(err, comm);
 }
 
 }  // namespace miniapp

@@ -16,10 +16,12 @@
 #include <vector>
 
 #include "bench.hpp"
-#include "checkpoint.hpp"
+#include "checkpoint_writer.hpp"
 #include "decomposition.hpp"
 #include "initial_condition.hpp"
-#include "report.hpp"
+#include "mpi_utils.hpp"
+#include "options.hpp"
+#include "preflight.hpp"
 
 namespace miniapp::bench {
 
@@ -122,7 +124,7 @@ int io(int argc, char** argv, MPI_Comm comm) {
   if (dims[0] == 0) throw ConfigError("no rank grid fits --grid");
   const Decomposition dec(comm, c.grid, dims, {true, true, true});
   Field u("miniapp::bench::io::u", dec.owned(), 1), v("miniapp::bench::io::v", dec.owned(), 1);
-  fill_initial(u, InitialCondition::from(c));
+  fill_initial(u, c.problem().initial_condition());
   fill_initial(v, InitialCondition{});
 
   // The raw baseline's bytes: this rank's block packed, at offset (cells before it) * 8.
@@ -141,13 +143,13 @@ int io(int argc, char** argv, MPI_Comm comm) {
   const std::string raw = c.checkpoint_dir + "/raw.bin";
   const double bytes = 8.0 * double(c.grid[0]) * c.grid[1] * c.grid[2];
 
-  CheckpointWriter writer(c);
+  CheckpointWriter writer(c.checkpoint_options());
   std::vector<double> t_ckpt_w, t_ckpt_r, t_raw_w, t_raw_r;
   for (int r = 0; r < reps; ++r) {
     // Alternate which goes first so both see the same machine state on average.
     for (int which = 0; which < 2; ++which) {
       if ((which + r) % 2 == 0) {
-        writer.write(u, make_checkpoint_meta(c, r + 1, dims), comm);
+        writer.write(u, make_checkpoint_meta(c.problem(), r + 1, dims), comm);
         t_ckpt_w.push_back(writer.stats().seconds_last);
         const std::string path = checkpoint_path(c.checkpoint_dir, r + 1);
         if (rank == 0) drop_cache(path);

@@ -10,6 +10,8 @@
 // Every kernel is counted at 16 B per cell (8 read + 8 written: a stencil's neighbours come
 // from cache), so stencil/copy is the fraction of the single-sweep memory bound reached, and
 // kokkos/openmp says what the abstraction costs.
+#include "stencil.hpp"
+
 #include <omp.h>
 
 #include <CLI/CLI.hpp>
@@ -23,8 +25,7 @@
 #include "bench.hpp"
 #include "field.hpp"
 #include "initial_condition.hpp"
-#include "report.hpp"
-#include "stencil.hpp"
+#include "mpi_utils.hpp"
 
 namespace miniapp::bench {
 
@@ -66,8 +67,8 @@ void mdrange_sweep7(const Field& u, Field& v, const Box& b, const Coefficients& 
   double* vp = v.data();
   const Field f = u;
   const double ax = a.ax, ay = a.ay, az = a.az;
-  using Policy = Kokkos::MDRangePolicy<Exec, Kokkos::Rank<3, Kokkos::Iterate::Left,
-                                                          Kokkos::Iterate::Left>>;
+  using Policy =
+      Kokkos::MDRangePolicy<Exec, Kokkos::Rank<3, Kokkos::Iterate::Left, Kokkos::Iterate::Left>>;
   Kokkos::parallel_for(
       "miniapp::bench::mdrange7", Policy({b.lo[0], b.lo[1], b.lo[2]}, {b.hi[0], b.hi[1], b.hi[2]}),
       KOKKOS_LAMBDA(int i, int j, int k) {
@@ -116,12 +117,12 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
   std::vector<Kernel> kernels;
   for (int p : stencils) {
     const std::string s = std::to_string(p) + "pt";
-    kernels.push_back({"stencil " + s + " kokkos", [&, p] { apply_stencil(p, u, v, in, a, false); }, {}});
+    kernels.push_back(
+        {"stencil " + s + " kokkos", [&, p] { apply_stencil(p, u, v, in, a, false); }, {}});
     kernels.push_back({"stencil " + s + " openmp", [&, p] { openmp_sweep(p, u, v, in, a); }, {}});
   }
   const bool mdrange = std::find(stencils.begin(), stencils.end(), 7) != stencils.end();
-  if (mdrange)
-    kernels.push_back({"stencil 7pt mdrange", [&] { mdrange_sweep7(u, v, in, a); }, {}});
+  if (mdrange) kernels.push_back({"stencil 7pt mdrange", [&] { mdrange_sweep7(u, v, in, a); }, {}});
   kernels.push_back({"copy", [&] { copy_region(u, v, in); }, {}});
 
   for (int r = 0; r < warmup + reps; ++r)
@@ -144,14 +145,15 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
         nranks, Exec().concurrency(), n, reps);
     std::printf("  %-22s %10s %10s %14s %8s\n", "kernel", "ms", "GB/s", "cell upd/s", "/copy");
     for (const Kernel& k : kernels)
-      std::printf("  %-22s %10.3f %10.2f %14.4e %8.3f\n", k.name.c_str(),
-                  median(k.seconds) * 1e3, bandwidth(k) / 1e9, cells / median(k.seconds),
-                  bandwidth(k) / copy);
-    for (std::size_t i = 0; i + 2 < kernels.size() && kernels[i + 1].name.find("openmp") != std::string::npos; i += 2)
-      std::printf("  ratio %s: stencil/copy %.3f (target >= 0.90), kokkos/openmp %.3f (target "
-                  ">= 0.95)\n",
-                  kernels[i].name.substr(8, 4).c_str(), bandwidth(kernels[i]) / copy,
-                  bandwidth(kernels[i]) / bandwidth(kernels[i + 1]));
+      std::printf("  %-22s %10.3f %10.2f %14.4e %8.3f\n", k.name.c_str(), median(k.seconds) * 1e3,
+                  bandwidth(k) / 1e9, cells / median(k.seconds), bandwidth(k) / copy);
+    for (std::size_t i = 0;
+         i + 2 < kernels.size() && kernels[i + 1].name.find("openmp") != std::string::npos; i += 2)
+      std::printf(
+          "  ratio %s: stencil/copy %.3f (target >= 0.90), kokkos/openmp %.3f (target "
+          ">= 0.95)\n",
+          kernels[i].name.substr(8, 4).c_str(), bandwidth(kernels[i]) / copy,
+          bandwidth(kernels[i]) / bandwidth(kernels[i + 1]));
   }
   return 0;
 }

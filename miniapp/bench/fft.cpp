@@ -5,6 +5,8 @@
 // FFTW_MPI_TRANSPOSED_OUT/IN. Every variant is c2c, in place, planned once with the same FFTW
 // planner flag, and timed in the same loop (variants interleaved per repetition, median of the
 // slowest rank). Our inverse includes its 1/N scaling; FFTW-MPI's does not scale.
+#include "fft.hpp"
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
@@ -16,10 +18,9 @@
 #include <vector>
 
 #include "bench.hpp"
-#include "fft.hpp"
+#include "mpi_utils.hpp"
 #include "numerics.hpp"
-#include "report.hpp"
-#include "simulation.hpp"
+#include "options.hpp"
 
 #ifdef MINIAPP_HAVE_FFTW_MPI
 #include <fftw3-mpi.h>

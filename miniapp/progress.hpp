@@ -3,21 +3,15 @@
 //   progress: step 1200/5000 (24.0%), 3.21 ms/step, ETA 12.2 s
 //
 // on by default only in an interactive terminal, so batch logs stay quiet unless
-// --progress SECONDS asks for it. The loop is run in chunks of about that many seconds (rank 0
-// sizes the next chunk from the rate so far and broadcasts it), so the time loop itself is
-// untouched and the only extra cost is one broadcast per progress line.
+// --progress SECONDS asks for it. Rank 0 looks at its own clock after each round and prints
+// when the interval has passed: no communication, and the time loop is not cut into chunks.
 #pragma once
-
-#include <mpi.h>
 
 #include <cstdint>
 #include <ostream>
 #include <string>
 
 namespace miniapp {
-
-class Simulation;
-class StopVote;
 
 /// Seconds between progress lines: `requested` when >= 0 (0 = off); when negative (auto),
 /// 10 s if `interactive`, else 0. Not collective.
@@ -31,12 +25,21 @@ bool interactive_terminal();
 /// One progress line (no newline): step `done` of `total`, seconds per step, ETA.
 std::string progress_line(std::int64_t done, std::int64_t total, double seconds_per_step);
 
-/// Advance `steps` steps of sim, printing a progress line on rank 0 about every `interval`
-/// seconds (never when interval is 0: then it is one sim.run(steps) call). Steps are numbered
-/// from `first` out of `total` in the lines. With a stop vote, returns early when the ranks
-/// agree to stop (see Simulation::run). Returns the steps done. Collective.
-std::int64_t run_with_progress(Simulation& sim, std::int64_t steps, double interval,
-                               std::int64_t first, std::int64_t total, std::ostream& os,
-                               StopVote* stop = nullptr);
+/// The progress lines of one run, printed by the rank that owns the stream.
+class Progress {
+ public:
+  /// Lines on `os` every `interval` seconds (0 = never) for a run from step `first` to step
+  /// `total`; `os` null on the ranks that print nothing. Not collective.
+  Progress(double interval, std::int64_t first, std::int64_t total, std::ostream* os);
+  /// After a round that reached `step`: a line when the interval has passed since the last.
+  /// Not collective.
+  void update(std::int64_t step);
+
+ private:
+  double interval_;
+  std::int64_t first_, total_;
+  std::ostream* os_;
+  double start_, last_;
+};
 
 }  // namespace miniapp

@@ -12,9 +12,6 @@ namespace miniapp {
 
 namespace {
 
-bool g_io_armed = false;
-std::string g_io_description;
-
 [[noreturn]] void bad(const std::string& text, const std::string& why) {
   throw ConfigError("MINIAPP_FAULT=" + text + ": " + why +
                     " (expected rank:R,step:S,kind:alloc|io|throw, e.g. rank:1,step:5,kind:io)");
@@ -102,13 +99,13 @@ void inject_fault(const FaultPlan& plan, std::int64_t step, int rank) {
   }
 }
 
-void arm_io_fault(bool armed, const std::string& description) {
-  g_io_armed = armed;
-  g_io_description = description;
+BeforeWrite io_fault_hook(const FaultPlan& plan, int rank) {
+  if (plan.kind != FaultKind::Io || rank != plan.rank) return {};
+  return [plan](std::int64_t step, const std::string& path) {
+    if (step == plan.step)
+      throw std::runtime_error("H5Dwrite(" + path +
+                               ") failed: injected I/O error (MINIAPP_FAULT=" + plan.text + ")");
+  };
 }
-
-bool io_fault_armed() { return g_io_armed; }
-
-std::string fault_description() { return g_io_description; }
 
 }  // namespace miniapp

@@ -1,0 +1,229 @@
+#include "cli.hpp"
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include "names.hpp"
+#include "toml_input.hpp"
+#include "version.hpp"
+
+namespace miniapp {
+
+namespace {
+
+/// The file named by --config FILE or --config=FILE (std::nullopt when none is named).
+std::optional<std::string> config_file_argument(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--config" && i + 1 < argc) return std::string(argv[i + 1]);
+    if (arg.rfind("--config=", 0) == 0) return arg.substr(9);
+  }
+  return std::nullopt;
+}
+
+/// Validator mapping names (case-insensitive) to enum values; --help shows the option as NAME
+/// with its default spelled out (set with default_str) rather than the enum's number.
+template <class E, std::size_t N>
+CLI::Validator choice_of(const NameTable<E, N>& table) {
+  std::map<std::string, E> names;
+  for (const EnumName<E>& e : table) names.emplace(e.name, e.value);
+  return CLI::CheckedTransformer(names, CLI::ignore_case).description("");
+}
+
+/// CLI11 2.1 reads 64-bit integers with strtoll/strtoull and keeps the saturated value of a
+/// number out of range ("--steps 9223372036854775808" ran 2^63-1 steps) and the wrapped value of
+/// a negative unsigned one ("--seed -1" became 2^64-1). This check sees the text before the
+/// conversion and refuses both.
+CLI::Validator fits_64_bits(bool is_unsigned) {
+  return CLI::Validator(
+      [is_unsigned](std::string& text) -> std::string {
+        errno = 0;
+        char* end = nullptr;
+        if (is_unsigned) {
+          if (text.find('-') != std::string::npos) return text + " must not be negative";
+          (void)std::strtoull(text.c_str(), &end, 0);
+        } else {
+          (void)std::strtoll(text.c_str(), &end, 0);
+        }
+        if (errno == ERANGE)
+          return text + " does not fit a " + (is_unsigned ? "64-bit unsigned" : "64-bit") +
+                 " integer";
+        return "";
+      },
+      "");
+}
+
+}  // namespace
+
+ParseOutcome parse_command_line(int argc, char** argv) {
+  Config c;
+  CLI::App app{
+      "miniapp: 3D diffusion on an MPI Cartesian torus with Kokkos.\n"
+      "Options override the TOML file given with --config. "
+      "Benchmarks: miniapp bench stencil|... --help",
+      "miniapp"};
+  app.option_defaults()->always_capture_default();
+  app.set_version_flag("--version", std::string("miniapp ") + kVersion);
+  // What is not an option but a user must know.
+  app.footer(
+      "Signals: SIGTERM or SIGUSR1 (e.g. sbatch --signal=B:USR1@120) stops the run at the next "
+      "step, writes a checkpoint to --checkpoint-dir and exits 0 (RESULT INTERRUPTED); continue "
+      "with --restart latest.\n"
+      "Fault injection (tests): MINIAPP_FAULT=rank:R,step:S,kind:alloc|io|throw.");
+  app.set_config("--config", "", "TOML input file (keys are the long option names)", false);
+  app.allow_config_extras(CLI::config_extras_mode::error);
+  const std::optional<std::string> config_file = config_file_argument(argc, argv);
+  app.config_formatter(std::make_shared<TomlInput>(config_file.value_or("")));
+
+  std::vector<int> grid(c.grid.begin(), c.grid.end());
+  std::vector<int> ranks(c.ranks.begin(), c.ranks.end());
+  std::vector<double> kappa(c.kappa.begin(), c.kappa.end());
+  std::vector<double> spacing(c.spacing.begin(), c.spacing.end());
+  std::vector<Boundary> bc(c.bc.begin(), c.bc.end());
+  std::vector<int> mode(c.sine_mode.begin(), c.sine_mode.end());
+  std::vector<int> tile(c.tile.begin(), c.tile.end());
+
+  app.add_option("--grid", grid, "global cells NX NY NZ")->expected(3);
+  app.add_option("--ranks", ranks, "rank grid PX PY PZ; 0 = choose (minimise halo surface)")
+      ->expected(3);
+  app.add_option("--bc", bc, "boundary per dimension X Y Z: periodic|dirichlet|neumann")
+      ->expected(3)
+      ->transform(choice_of(kBoundaryNames))
+      ->type_name("NAME")
+      ->default_str("periodic periodic periodic");
+  app.add_option("--bc-value", c.bc_value, "dirichlet ghost value [field units]");
+  app.add_option("--kappa", kappa, "diffusivity KX KY KZ [m^2/s]")->expected(3);
+  app.add_option("--dt", c.dt, "time step [s]");
+  app.add_option("--spacing", spacing, "cell size DX DY DZ [m]")->expected(3);
+  app.add_option("--steps", c.steps, "number of time steps")->check(fits_64_bits(false));
+  app.add_option("--init", c.init, "initial field: random|sine|gaussian")
+      ->transform(choice_of(kInitNames))
+      ->type_name("NAME")
+      ->default_str("random");
+  app.add_option("--seed", c.seed, "seed of --init random")->check(fits_64_bits(true));
+  app.add_option("--sine-mode", mode, "wavenumbers KX KY KZ of --init sine")->expected(3);
+  app.add_flag("--verify", c.verify,
+               "compare the final field with the exact solution (--init sine, all periodic)");
+  app.add_option("--report", c.report_path, "write the report as JSON to this file");
+
+  // Warm-up, reference digest, progress, label.
+  app.add_option("--warmup", c.warmup,
+                 "untimed warm-up steps: the first N of --steps; timers start after them")
+      ->check(fits_64_bits(false));
+  app.add_option("--expect-digest", c.expect_digest,
+                 "reference digest (16 hex digits): RESULT VALID needs the final digest to match");
+  app.add_option("--progress", c.progress,
+                 "seconds between progress lines on rank 0; 0 = off; -1 = every 10 s in an "
+                 "interactive terminal, off otherwise [s]");
+  app.add_option("--label", c.label, "free text recorded in the report (e.g. weak, strong)");
+  // Pencil transposes, 3D FFT and spectral diagnostics.
+  app.add_option("--transpose", c.transpose,
+                 "pencil transposes: zerocopy (MPI_Alltoallw, subarray types) | pack "
+                 "(pack + MPI_Alltoallv + unpack)")
+      ->transform(choice_of(kTransposeNames))
+      ->type_name("NAME")
+      ->default_str("zerocopy");
+  app.add_flag("--spectral-check", c.spectral_check,
+               "evolve the initial field exactly in Fourier space and compare with the final "
+               "field (all periodic); exit 1 on failure");
+  app.add_option("--spectral-every", c.spectral_every,
+                 "write the energy spectrum E(|k|) every N steps (0 = never; all periodic)")
+      ->check(fits_64_bits(false));
+  app.add_option("--spectrum-file", c.spectrum_file, "CSV file of --spectral-every");
+  // Checkpoints and restart.
+  app.add_option("--checkpoint-every", c.checkpoint_every,
+                 "write a checkpoint every N steps (0 = never)")
+      ->check(fits_64_bits(false));
+  app.add_option("--checkpoint-dir", c.checkpoint_dir,
+                 "directory of the checkpoints (created if missing)");
+  app.add_option("--checkpoint-keep", c.checkpoint_keep,
+                 "keep the last K complete checkpoints, delete older ones");
+  app.add_option("--restart", c.restart,
+                 "continue from a checkpoint FILE, or 'latest' in --checkpoint-dir; --steps "
+                 "counts from step 0, so a restart from step s runs steps-s more");
+  app.add_option("--checkpoint-layout", c.checkpoint_layout,
+                 "HDF5 dataset layout: contiguous|chunked (one chunk per writer block)")
+      ->check(CLI::IsMember({"contiguous", "chunked"}));
+  app.add_option("--checkpoint-alignment", c.checkpoint_alignment,
+                 "align HDF5 objects of at least this many bytes to this many bytes "
+                 "(file-system stripe size)")
+      ->check(fits_64_bits(false));
+  app.add_option("--checkpoint-cb-nodes", c.checkpoint_cb_nodes,
+                 "MPI-IO hint cb_nodes: collective-buffering aggregators (0 = MPI default)");
+  app.add_option("--checkpoint-cb-buffer", c.checkpoint_cb_buffer,
+                 "MPI-IO hint cb_buffer_size in bytes (0 = MPI default)")
+      ->check(fits_64_bits(false));
+  app.add_option("--checkpoint-cb-write", c.checkpoint_cb_write,
+                 "MPI-IO hint romio_cb_write: automatic|enable|disable")
+      ->check(CLI::IsMember({"automatic", "enable", "disable"}));
+  // Halo exchange family and stencils.
+  app.add_option("--stencil", c.stencil, "7 (star) or 27 (box) point stencil");
+  app.add_option("--halo-width", c.halo_width,
+                 "ghost layers H: exchange once, then H steps without communication");
+  app.add_option("--halo", c.halo_mode, "halo mode: dim-ordered|neighbors26|neighbor-coll|faces")
+      ->transform(choice_of(kHaloModeNames))
+      ->type_name("NAME")
+      ->default_str("dim-ordered");
+  app.add_option("--pack", c.pack, "point-to-point halo packing: kernel|datatype")
+      ->transform(choice_of(kPackNames))
+      ->type_name("NAME")
+      ->default_str("kernel");
+  app.add_flag("--overlap", c.overlap,
+               "overlap the halo exchange with the interior update (MPI_Testall between tiles)");
+  // Temporal blocking.
+  app.add_flag("--temporal-blocking", c.temporal_blocking,
+               "fuse the --halo-width sub-steps of a round over cache-sized tiles (each cell read "
+               "from memory about once per round; bit-identical)");
+  app.add_option("--tile", tile,
+                 "temporal-blocking tile TX TY TZ in owned cells; 0 = automatic (fits the "
+                 "scratch of one thread in 2 MiB)")
+      ->expected(3);
+
+  ParseOutcome out;
+  try {
+    if (config_file) check_config_file(*config_file);
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::ostringstream os, es;
+    const int rc = app.exit(e, os, es);
+    if (rc == 0) {  // --help, --version
+      out.exit_code = 0;
+      out.message = os.str();
+    } else {
+      out.exit_code = 2;
+      std::string msg = e.what();
+      if (dynamic_cast<const CLI::FileError*>(&e) || dynamic_cast<const CLI::ConfigError*>(&e))
+        msg = "--config: " + msg;
+      out.message = msg;
+    }
+    return out;
+  } catch (const ConfigError& e) {
+    out.exit_code = 2;
+    out.message = e.what();
+    return out;
+  }
+  for (int d = 0; d < 3; ++d) {
+    c.grid[d] = grid[d];
+    c.ranks[d] = ranks[d];
+    c.kappa[d] = kappa[d];
+    c.spacing[d] = spacing[d];
+    c.bc[d] = bc[d];
+    c.sine_mode[d] = mode[d];
+    c.tile[d] = tile[d];
+  }
+  c.config_path = app.get_option("--config")->as<std::string>();
+  for (int i = 0; i < argc; ++i)  // the report records the command line
+    c.command_line += (i ? " " : "") + std::string(argv[i]);
+  // Which settings the user chose (a restart takes the others from the checkpoint).
+  for (const CLI::Option* opt : app.get_options())
+    if (opt->count() > 0) c.given.insert(opt->get_name());
+  out.config = c;
+  return out;
+}
+
+}  // namespace miniapp

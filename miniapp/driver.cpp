@@ -1,0 +1,254 @@
+#include "driver.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <memory>
+
+#include "affinity.hpp"
+#include "diagnostics.hpp"
+#include "mpi_utils.hpp"
+#include "preflight.hpp"
+#include "report.hpp"
+#include "restart.hpp"
+#include "timer.hpp"
+#include "verdict.hpp"
+
+namespace miniapp {
+
+namespace {
+
+constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+
+/// The first multiple of `every` after `step` (kNever when every is 0).
+std::int64_t next_multiple(std::int64_t step, std::int64_t every) {
+  return every > 0 ? (step / every + 1) * every : kNever;
+}
+
+/// The command line that continues an interrupted run: the same arguments with any --restart
+/// replaced by `--restart latest` (looked up in the same --checkpoint-dir), shell-quoted.
+std::string continue_command(const std::vector<std::string>& args) {
+  const auto quote = [](const std::string& a) {
+    if (!a.empty() && a.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                          "0123456789_-+=./:,@%") == std::string::npos)
+      return a;
+    std::string q = "'";
+    for (char ch : a) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    return q + "'";
+  };
+  std::string cmd;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--restart") {
+      ++i;  // and its value
+      continue;
+    }
+    if (args[i].rfind("--restart=", 0) == 0) continue;
+    cmd += (cmd.empty() ? "" : " ") + quote(args[i]);
+  }
+  return cmd + " --restart latest";
+}
+
+/// --verify: the final field against the exact discrete evolution of the sine mode.
+Verification verify(const Config& config, const TimeStepper& stepper) {
+  const Problem problem = config.problem();
+  const InitialCondition ic = problem.initial_condition();
+  const double g = ic.sine_growth(problem.coefficients(), problem.stencil);
+  double amplitude = 1.0;
+  for (std::int64_t s = 0; s < config.steps; ++s) amplitude *= g;
+  Verification v;
+  v.requested = true;
+  v.max_error = max_error(stepper.field(), ic, amplitude, stepper.decomposition().comm());
+  // Round-off: a few ulps of the initial amplitude (1) per step, growing at most linearly
+  // with the number of steps since |g| <= 1.
+  v.tolerance = 4e-15 * double(config.steps + 1);
+  v.passed = v.max_error <= v.tolerance;
+  return v;
+}
+
+}  // namespace
+
+std::int64_t next_stop(const Config& config, std::int64_t step) {
+  return std::min(config.steps, next_multiple(step, config.checkpoint_every));
+}
+
+bool checkpoint_due(const Config& config, std::int64_t step) {
+  return config.checkpoint_every > 0 && step > 0 && step % config.checkpoint_every == 0;
+}
+
+LoopOutcome run_time_loop(TimeStepper& stepper, const Config& config, std::int64_t first_step,
+                          LoopServices services) {
+  const Decomposition& decomp = stepper.decomposition();
+  const Problem problem = stepper.problem();
+  const std::int64_t warm_end = std::min(config.steps, first_step + config.warmup);
+  const std::int64_t every_spectrum = services.spectral ? config.spectral_every : 0;
+  const std::int64_t fault_step = services.fault ? services.fault->step : kNever;
+  LoopOutcome out;
+  out.first_step = out.step = first_step;
+  std::int64_t& step = out.step;
+
+  const auto write_checkpoint = [&] {
+    services.checkpoints.write(stepper.field(), make_checkpoint_meta(problem, step, decomp.dims()),
+                               decomp.comm());
+  };
+  // Spectra go to the CSV and, the latest one, into the following checkpoints.
+  const auto record_spectrum = [&] {
+    services.checkpoints.set_spectrum({step, services.spectral->record(stepper.field(), step)});
+  };
+  if (every_spectrum > 0 && step % every_spectrum == 0) record_spectrum();
+
+  while (step < config.steps) {
+    // A round ends at the next step where something is due, so every duty sees its exact step.
+    const std::int64_t due =
+        std::min({next_stop(config, step), step < warm_end ? warm_end : kNever,
+                  next_multiple(step, every_spectrum), step < fault_step ? fault_step : kNever});
+    const int k = int(std::min<std::int64_t>(config.halo_width, due - step));
+    bool stop = false;
+    {
+      ScopedTimer timer(out.seconds, "miniapp::round");
+      stepper.advance(k);  // halo exchange, k sub-steps of update and boundary refills
+      stop = services.stop_vote.poll();
+    }
+    step += k;
+    if (stop && step < config.steps) {  // the ranks agreed: stop here, continue later
+      write_checkpoint();
+      out.interruption = {services.stop_vote.signal(), step,
+                          checkpoint_path(config.checkpoint_dir, step), ""};
+      return out;
+    }
+    if (step == warm_end) {  // the timed part of the run starts here
+      stepper.reset_timers();
+      out.seconds = 0;
+    }
+    if (every_spectrum > 0 && step % every_spectrum == 0) record_spectrum();
+    if (checkpoint_due(config, step) ||
+        (step == fault_step && services.fault->kind == FaultKind::Io))
+      write_checkpoint();
+    if (services.fault) inject_fault(*services.fault, step, decomp.rank());
+    services.progress.update(step);
+  }
+  services.stop_vote.finish();  // a signal after the last round changes nothing
+  return out;
+}
+
+int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  // A restart takes the settings not given from the checkpoint and refuses conflicting ones.
+  std::optional<Restart> restart;
+  if (!config.restart.empty()) {
+    restart = prepare_restart(config, comm);
+    config = restart->config;
+  }
+  const std::int64_t first_step = restart ? restart->meta.step : 0;
+  const MemoryEstimate memory = preflight(config, comm);
+  preflight_checkpoints(config, comm);
+  const std::optional<FaultPlan> fault = fault_from_environment(config, first_step, comm);
+  if (rank == 0) {  // before the fields are allocated
+    std::printf(
+        "memory estimate: %.4g MB per rank for fields and halo buffers (x %d rank(s) "
+        "per node; %.4g GB available per node)\n",
+        memory.bytes_per_rank / 1e6, memory.node_ranks, memory.available_bytes / 1e9);
+    if (fault) std::printf("fault injection: MINIAPP_FAULT=%s\n", fault->text.c_str());
+    std::fflush(stdout);
+  }
+
+  // Where every rank runs, printed before any work so wrong binding is seen at once.
+  const int threads = Exec().concurrency();
+  const std::vector<RankBinding> bindings = gather_bindings(comm, threads);
+  const char* proc_bind = std::getenv("OMP_PROC_BIND");
+  const std::vector<std::string> warnings =
+      binding_warnings(bindings, threads, proc_bind ? proc_bind : "");
+  if (rank == 0) {
+    print_bindings(std::cout, bindings, warnings);
+    std::cout.flush();
+  }
+
+  int nranks = 1;
+  MPI_Comm_size(comm, &nranks);
+  TimeStepper stepper(config.problem(), config.halo(), config.blocking(),
+                      resolve_rank_grid(config, nranks), comm);
+  if (restart) load_restart(*restart, stepper);
+  const Decomposition& decomp = stepper.decomposition();
+  // The FFT plans and buffers of the spectral features are built once, before the loop.
+  std::unique_ptr<SpectralDiagnostics> spectral;
+  if (config.spectral_check || config.spectral_every > 0)
+    spectral = std::make_unique<SpectralDiagnostics>(
+        decomp, config.problem(), config.transpose,
+        config.spectral_every > 0 ? config.spectrum_file : "");
+  CheckpointOptions checkpoint_options = config.checkpoint_options();
+  if (fault) checkpoint_options.before_write = io_fault_hook(*fault, rank);
+  CheckpointWriter checkpoints(checkpoint_options);
+  Progress progress(progress_interval(config.progress, rank == 0 && interactive_terminal()),
+                    first_step, config.steps, rank == 0 ? &std::cout : nullptr);
+  StopVote stop_vote(comm);
+
+  LoopOutcome loop = run_time_loop(stepper, config, first_step,
+                                   {checkpoints, spectral.get(), stop_vote, progress, fault});
+
+  Interruption& stopped = loop.interruption;
+  if (stopped.signal != 0) {
+    stopped.continue_with = continue_command(args);
+    if (rank == 0) {
+      std::printf(
+          "miniapp: %s received: stopped at step %lld of %lld; checkpoint %s%s\n"
+          "miniapp: to continue, launch as before (mpiexec/srun ...) with:\n  %s\n",
+          signal_name(stopped.signal).c_str(), (long long)stopped.step, (long long)config.steps,
+          stopped.checkpoint.c_str(),
+          config.given.count("--checkpoint-dir")
+              ? ""
+              : " (--checkpoint-dir not given: the default ./checkpoints)",
+          stopped.continue_with.c_str());
+      std::fflush(stdout);
+    }
+  }
+
+  // The run's named checks give the verdict; RESULT VALID needs at least one and all to pass.
+  const bool complete = stopped.signal == 0;
+  Verification verification;
+  std::vector<Check> checks;
+  if (config.verify && complete) {
+    verification = verify(config, stepper);
+    checks.push_back(tolerance_check("verify", verification.max_error, verification.tolerance));
+  }
+  const FieldSummary summary = stepper.summary();
+  if (!config.expect_digest.empty())
+    checks.push_back(digest_check(config.expect_digest, summary.digest));
+  if (config.spectral_check && complete) {
+    // The final field against the exact Fourier-space evolution of the initial one.
+    const SpectralCheckResult sc = spectral->check(stepper.field(), config.steps);
+    if (rank == 0) {
+      std::printf(
+          "spectral check: max error %.3e, L2 (rms) error %.3e, max |imag| %.3e, "
+          "tolerance %.3e\nSPECTRAL CHECK %s\n",
+          sc.max_error, sc.l2_error, sc.max_imag, sc.tolerance, sc.passed ? "PASSED" : "FAILED");
+      std::fflush(stdout);
+    }
+    checks.push_back(tolerance_check("spectral", sc.max_error, sc.tolerance));
+  }
+  const Validation validation =
+      complete ? judge(std::move(checks))
+               : interrupted("stopped by " + signal_name(stopped.signal) + " at step " +
+                             std::to_string(stopped.step) + " of " + std::to_string(config.steps) +
+                             "; partial run, not validated; continue with --restart latest");
+
+  const std::string restart_path = restart ? restart->path : "";
+  const RunReport report =
+      make_report({config, stepper, loop, summary, verification, validation, checkpoints.stats(),
+                   restart_path, memory, bindings, warnings});
+  if (rank == 0) {
+    print_report(std::cout, report);
+    std::cout.flush();
+    if (!config.report_path.empty()) {
+      std::ofstream out(config.report_path);
+      out << report_json(report);
+      if (!out) throw std::runtime_error("could not write the report " + config.report_path);
+    }
+  }
+  return exit_status(report.validation.verdict);
+}
+
+}  // namespace miniapp

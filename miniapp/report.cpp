@@ -1,0 +1,299 @@
+#include "report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "memory.hpp"
+#include "stop_signal.hpp"
+#include "text.hpp"
+#include "version.hpp"
+
+namespace miniapp {
+
+namespace {
+
+std::string fmt(double v, const char* f = "%.6g") {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+/// The whole text of a (small) input file, "" when there is none.
+std::string read_text_file(const std::string& path) {
+  if (path.empty()) return "";
+  std::ifstream in(path);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+}  // namespace
+
+RunReport make_report(const RunPieces& p) {
+  const TimeStepper& stepper = p.stepper;
+  const MPI_Comm comm = stepper.decomposition().comm();
+  RunReport r;
+  r.config = p.config;
+  if (const TemporalBlocking* tb = stepper.blocking()) r.config.tile = tb->tile();  // resolved
+  r.dims = stepper.decomposition().dims();
+  r.dims_chosen = p.config.ranks != r.dims;
+  r.nranks = stepper.decomposition().size();
+  r.threads = Exec().concurrency();
+  r.steps = p.loop.step - p.loop.first_step;
+  const PhaseTimes& t = stepper.times();
+  const HaloCounters& h = stepper.halo().counters();
+  r.loop = reduce_stat(p.loop.seconds, comm);
+  r.stencil = reduce_stat(t.stencil, comm);
+  r.halo = reduce_stat(t.halo, comm);
+  r.pack = reduce_stat(h.pack, comm);
+  r.wait = reduce_stat(h.wait, comm);
+  r.unpack = reduce_stat(h.unpack, comm);
+  r.boundary = reduce_stat(h.boundary, comm);
+  // Rates count only the timed steps: the first config.warmup steps of this launch are not.
+  const std::int64_t warmup = std::min<std::int64_t>(r.config.warmup, r.steps);
+  const double steps = r.steps - warmup > 0 ? double(r.steps - warmup) : 1.0;
+  r.messages_per_step = reduce_stat(double(h.messages) / steps, comm);
+  r.bytes_per_step = reduce_stat(double(h.bytes) / steps, comm);
+  r.redundant_per_step = reduce_stat(double(t.redundant) / steps, comm);
+  r.hidden = reduce_stat(t.hidden, comm);
+  r.refill = reduce_stat(t.refill, comm);
+  r.start = reduce_stat(h.start, comm);
+  const double cells = double(r.config.grid[0]) * r.config.grid[1] * r.config.grid[2];
+  r.cell_updates_per_second = r.loop.max > 0 ? cells * double(r.steps - warmup) / r.loop.max : 0.0;
+  r.summary = p.summary;
+  r.verification = p.verification;
+  r.build = build_info();
+  r.fom = figure_of_merit(cells, warmup, r.steps - warmup, r.loop.max, count_nodes(comm));
+  r.peak_rss = reduce_stat(peak_resident_bytes(), comm);
+  r.bindings = p.bindings;
+  r.binding_warnings = p.binding_warnings;
+  r.validation = p.validation;
+  r.checkpoints = p.checkpoints;
+  r.restart_path = p.restart_path;
+  r.restart_step = p.restart_path.empty() ? 0 : p.loop.first_step;
+  r.interruption = p.loop.interruption;
+  r.memory_estimate = p.memory;
+  return r;
+}
+
+void print_report(std::ostream& os, const RunReport& r) {
+  const Config& c = r.config;
+  const Coefficients a = c.problem().coefficients();
+  os << "miniapp " << kVersion << ": " << (c.two_d() ? "2D" : "3D") << " diffusion, " << c.stencil
+     << "-point stencil\n";
+  os << "  grid          " << joined(c.grid, " x ") << " cells, bc x=" << to_string(c.bc[0])
+     << " y=" << to_string(c.bc[1]) << " z=" << to_string(c.bc[2]) << " (dirichlet value "
+     << fmt(c.bc_value) << ")\n";
+  os << "  ranks         " << r.nranks << " = " << joined(r.dims, " x ")
+     << (r.dims_chosen ? " (chosen: smallest halo surface)" : " (as given)") << ", " << r.threads
+     << " thread(s) per rank\n";
+  os << "  coefficients  ax=" << fmt(a.ax) << " ay=" << fmt(a.ay) << " az=" << fmt(a.az)
+     << " (dt=" << fmt(c.dt) << " s), init " << to_string(c.init) << ", " << r.steps << " steps\n";
+  os << "  halo          " << to_string(c.halo_mode) << " ("
+     << (c.halo_mode == HaloMode::NeighborColl ? "subarray datatypes"
+                                               : std::string("pack ") + to_string(c.pack))
+     << (c.overlap ? ", overlap" : "") << "), width " << c.halo_width << ": "
+     << fmt(r.messages_per_step.min, "%.2f") << "/" << fmt(r.messages_per_step.avg, "%.2f") << "/"
+     << fmt(r.messages_per_step.max, "%.2f") << " messages, " << fmt(r.bytes_per_step.min, "%.0f")
+     << "/" << fmt(r.bytes_per_step.avg, "%.0f") << "/" << fmt(r.bytes_per_step.max, "%.0f")
+     << " B per step per rank (min/avg/max)\n";
+  if (c.temporal_blocking)
+    os << "  blocking      temporal, " << c.halo_width << " sub-steps per round, tile "
+       << joined(c.tile, " x ") << " owned cells\n";
+  os << "  redundant     " << fmt(r.redundant_per_step.min, "%.0f") << "/"
+     << fmt(r.redundant_per_step.avg, "%.0f") << "/" << fmt(r.redundant_per_step.max, "%.0f")
+     << " extra cell updates per step per rank (min/avg/max; deep halo)\n";
+  os << "  time [s]           min          avg          max\n";
+  auto row = [&](const char* name, const Stat& s) {
+    os << "    " << std::left << std::setw(12) << name << std::right << fmt(s.min, "%12.6f") << " "
+       << fmt(s.avg, "%12.6f") << " " << fmt(s.max, "%12.6f") << "\n";
+  };
+  row("stencil", r.stencil);
+  row("pack", r.pack);
+  row("mpi wait", r.wait);
+  row("unpack", r.unpack);
+  row("boundary", r.boundary);
+  row("mpi start", r.start);
+  row("refill", r.refill);
+  if (c.overlap) row("comm hidden", r.hidden);
+  row("loop", r.loop);
+  os << "  throughput    " << fmt(r.cell_updates_per_second, "%.4e")
+     << " cell updates/s (global cells x steps / slowest rank's loop time)\n";
+  os << "  field         sum " << fmt(r.summary.sum, "%.17g") << "  l2 "
+     << fmt(r.summary.l2, "%.17g") << "  min " << fmt(r.summary.min, "%.6g") << "  max "
+     << fmt(r.summary.max, "%.6g") << "\n";
+  if (!r.restart_path.empty())
+    os << "  restart       from " << r.restart_path << " at step " << r.restart_step << "\n";
+  if (r.checkpoints.count > 0)
+    os << "  checkpoints   " << r.checkpoints.count << " x "
+       << fmt(r.checkpoints.bytes / 1e6, "%.1f") << " MB in " << c.checkpoint_dir << ": "
+       << fmt(r.checkpoints.seconds_total / r.checkpoints.count, "%.4f") << " s each (max "
+       << fmt(r.checkpoints.seconds_max, "%.4f") << " s), " << fmt(r.checkpoints.gbps(), "%.3f")
+       << " GB/s write\n";
+  os << "  memory        peak RSS " << fmt(r.peak_rss.min / 1e6, "%.1f") << "/"
+     << fmt(r.peak_rss.max / 1e6, "%.1f") << " MB per rank (min/max); estimate "
+     << fmt(r.memory_estimate.bytes_per_rank / 1e6, "%.3g")
+     << " MB per rank for fields and halo buffers\n";
+  const Interruption& stop = r.interruption;
+  if (stop.signal != 0)
+    os << "  interrupted   by " << signal_name(stop.signal) << " at step " << stop.step << " of "
+       << c.steps << "; checkpoint " << stop.checkpoint << "\n"
+       << "  continue with " << stop.continue_with << "\n";
+  if (r.verification.requested) {
+    os << "  verification  max |u - exact| = " << fmt(r.verification.max_error, "%.3e")
+       << " (tolerance " << fmt(r.verification.tolerance, "%.1e") << ")\n";
+    os << (r.verification.passed ? "VERIFICATION PASSED\n" : "VERIFICATION FAILED\n");
+  }
+  os << "digest " << digest_hex(r.summary.digest) << "\n";
+
+  // The figure of merit, always next to its verdict.
+  const Validation& v = r.validation;
+  for (const Check& c : v.checks)
+    os << "  check " << std::left << std::setw(8) << c.name << std::right
+       << (c.passed ? "passed: " : "FAILED: ") << c.detail << "\n";
+  os << "FOM " << fmt(r.fom.cell_updates_per_second, "%.4e") << " cell updates/s ("
+     << fmt(r.fom.cell_updates_per_second_per_node, "%.4e") << " per node, " << r.fom.nodes
+     << " node(s); " << r.fom.timed_steps << " timed steps after " << r.fom.warmup_steps
+     << " warm-up)"
+     << (v.verdict == Verdict::Valid         ? ""
+         : v.verdict == Verdict::Invalid     ? " -- INVALID, does not count"
+         : v.verdict == Verdict::Interrupted ? " -- INTERRUPTED (partial run), does not count"
+                                             : " -- not validated")
+     << "\n";
+  os << "RESULT " << to_string(v.verdict) << " (" << v.reason << ")\n";
+}
+
+std::string report_json(const RunReport& r) {
+  using json = nlohmann::ordered_json;
+  const Config& c = r.config;
+  const Coefficients a = c.problem().coefficients();
+  const auto stat = [](const Stat& s) {
+    return json{{"min", s.min}, {"avg", s.avg}, {"max", s.max}};
+  };
+  const auto names = [](const std::array<Boundary, 3>& bc) {
+    return json{to_string(bc[0]), to_string(bc[1]), to_string(bc[2])};
+  };
+
+  json j;
+  j["miniapp_version"] = kVersion;
+  j["config"] = {{"grid", c.grid},
+                 {"ranks", r.dims},
+                 {"bc", names(c.bc)},
+                 {"bc_value", c.bc_value},
+                 {"kappa", c.kappa},
+                 {"dt", c.dt},
+                 {"spacing", c.spacing},
+                 {"coefficients", {a.ax, a.ay, a.az}},
+                 {"steps", r.steps},
+                 {"init", to_string(c.init)},
+                 {"seed", c.seed},
+                 {"halo_width", c.halo_width},
+                 {"sine_mode", c.sine_mode},
+                 {"verify", c.verify},
+                 {"warmup", c.warmup},
+                 {"expect_digest", c.expect_digest},
+                 {"progress", c.progress},
+                 {"report", c.report_path},
+                 {"label", c.label},
+                 {"stencil", c.stencil},
+                 {"halo_mode", to_string(c.halo_mode)},
+                 {"pack", to_string(c.pack)},
+                 {"overlap", c.overlap},
+                 {"temporal_blocking", c.temporal_blocking},
+                 {"tile", c.tile},
+                 {"two_d", c.two_d()}};
+  j["nranks"] = r.nranks;
+  j["threads_per_rank"] = r.threads;
+  j["timings_seconds"] = {{"loop", stat(r.loop)},         {"stencil", stat(r.stencil)},
+                          {"halo", stat(r.halo)},         {"pack", stat(r.pack)},
+                          {"mpi_wait", stat(r.wait)},     {"unpack", stat(r.unpack)},
+                          {"boundary", stat(r.boundary)}, {"mpi_start", stat(r.start)},
+                          {"refill", stat(r.refill)},     {"comm_hidden", stat(r.hidden)}};
+  j["halo_per_step_per_rank"] = {{"messages", stat(r.messages_per_step)},
+                                 {"bytes", stat(r.bytes_per_step)},
+                                 {"redundant_updates", stat(r.redundant_per_step)}};
+  j["cell_updates_per_second"] = r.cell_updates_per_second;
+  j["field"] = {{"digest", digest_hex(r.summary.digest)},
+                {"sum", r.summary.sum},
+                {"l2", r.summary.l2},
+                {"min", r.summary.min},
+                {"max", r.summary.max}};
+  if (!r.restart_path.empty()) j["restart"] = {{"path", r.restart_path}, {"step", r.restart_step}};
+  if (r.checkpoints.count > 0)
+    j["checkpoints"] = {{"count", r.checkpoints.count},
+                        {"bytes_each", r.checkpoints.bytes},
+                        {"seconds_total", r.checkpoints.seconds_total},
+                        {"seconds_max", r.checkpoints.seconds_max},
+                        {"write_gb_per_s", r.checkpoints.gbps()}};
+  j["memory"] = {{"peak_rss_bytes", stat(r.peak_rss)},
+                 {"estimate_bytes_per_rank", r.memory_estimate.bytes_per_rank},
+                 {"node_ranks", r.memory_estimate.node_ranks},
+                 {"available_bytes_per_node", r.memory_estimate.available_bytes}};
+  if (r.interruption.signal != 0)
+    j["interrupted"] = {{"signal", signal_name(r.interruption.signal)},
+                        {"step", r.interruption.step},
+                        {"steps", c.steps},
+                        {"checkpoint", r.interruption.checkpoint},
+                        {"continue_with", r.interruption.continue_with}};
+  if (r.verification.requested)
+    j["verification"] = {{"passed", r.verification.passed},
+                         {"max_error", r.verification.max_error},
+                         {"tolerance", r.verification.tolerance}};
+
+  j["schema_version"] = kReportSchemaVersion;
+  j["label"] = c.label;
+  j["build"] = {{"version", r.build.version},
+                {"git_describe", r.build.git_describe},
+                {"git_commit", r.build.git_commit},
+                {"compiler_id", r.build.compiler_id},
+                {"compiler_version", r.build.compiler_version},
+                {"build_type", r.build.build_type},
+                {"cxx_flags", r.build.cxx_flags},
+                {"extra_flags", r.build.extra_flags},
+                {"kokkos_version", r.build.kokkos_version},
+                {"kokkos_backend", r.build.kokkos_backend},
+                {"mpi_library", r.build.mpi_library},
+                {"mpi_standard", r.build.mpi_standard},
+                {"hdf5_version", r.build.hdf5_version}};
+  json bindings = json::array();
+  for (const RankBinding& b : r.bindings) {
+    json threads = json::array();
+    for (const std::vector<int>& t : b.thread_cpus) threads.push_back(cpu_list_string(t));
+    bindings.push_back({{"rank", b.rank},
+                        {"host", b.host},
+                        {"cpus", cpu_list_string(b.cpus)},
+                        {"ncpus", b.cpus.size()},
+                        {"threads", threads}});
+  }
+  j["placement"] = {{"nodes", r.fom.nodes},
+                    {"ranks", r.nranks},
+                    {"threads_per_rank", r.threads},
+                    {"bindings", bindings},
+                    {"warnings", r.binding_warnings}};
+  j["command_line"] = c.command_line;
+  j["config_file"] = c.config_path;
+  j["config_file_text"] = read_text_file(c.config_path);
+  j["figure_of_merit"] = {{"name", "cell updates per second"},
+                          {"units", "cell updates/s"},
+                          {"value", r.fom.cell_updates_per_second},
+                          {"per_node", r.fom.cell_updates_per_second_per_node},
+                          {"nodes", r.fom.nodes},
+                          {"warmup_steps", r.fom.warmup_steps},
+                          {"timed_steps", r.fom.timed_steps},
+                          {"timed_seconds", r.fom.seconds},
+                          {"validated", r.validation.verdict == Verdict::Valid}};
+  json checks = json::array();
+  for (const Check& ch : r.validation.checks)
+    checks.push_back({{"name", ch.name}, {"passed", ch.passed}, {"detail", ch.detail}});
+  j["validation"] = {{"verdict", to_string(r.validation.verdict)},
+                     {"reason", r.validation.reason},
+                     {"checks", checks}};
+  // Invalid UTF-8 (a label or input file in another encoding) is replaced, never a throw.
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace miniapp

@@ -1,0 +1,88 @@
+// The run report: per-phase timings as min/avg/max over ranks, halo traffic, throughput, the
+// field digest, the checks and verdict, provenance and placement. Built in one place
+// (make_report) from what each part of the run returned, printed as text by rank 0 and
+// written as JSON (layout: scripts/report.schema.json, version kReportSchemaVersion).
+#pragma once
+
+#include <mpi.h>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "affinity.hpp"
+#include "build_info.hpp"
+#include "checkpoint_writer.hpp"
+#include "diagnostics.hpp"
+#include "driver.hpp"
+#include "mpi_utils.hpp"
+#include "options.hpp"
+#include "preflight.hpp"
+#include "time_stepper.hpp"
+#include "verdict.hpp"
+
+namespace miniapp {
+
+/// The exact-solution check of --verify.
+struct Verification {
+  bool requested = false;
+  bool passed = false;
+  double max_error = 0;
+  double tolerance = 0;
+};
+
+/// What a run returned, piece by piece: the raw material of its report.
+struct RunPieces {
+  const Config& config;  ///< as run (a restart's settings merged in)
+  const TimeStepper& stepper;
+  const LoopOutcome& loop;
+  const FieldSummary& summary;  ///< of the final field
+  const Verification& verification;
+  const Validation& validation;
+  const CheckpointStats& checkpoints;
+  const std::string& restart_path;  ///< "" for a fresh start
+  const MemoryEstimate& memory;
+  const std::vector<RankBinding>& bindings;  ///< rank 0 only
+  const std::vector<std::string>& binding_warnings;
+};
+
+struct RunReport {
+  Config config;
+  Index3 dims{};
+  bool dims_chosen = false;
+  int nranks = 1;
+  int threads = 1;
+  std::int64_t steps = 0;                                  ///< steps this launch ran
+  Stat loop, stencil, halo, pack, wait, unpack, boundary;  ///< seconds over the timed steps
+  Stat messages_per_step, bytes_per_step;                  ///< per rank and step
+  Stat redundant_per_step;                                 ///< redundant cell updates (deep halos)
+  Stat hidden, refill, start;          ///< seconds: comm hidden by --overlap, refills, posting
+  double cell_updates_per_second = 0;  ///< global cells * steps / max loop time
+  FieldSummary summary;
+  Verification verification;
+  BuildInfo build;
+  FigureOfMerit fom;  ///< timed steps only (the first config.warmup are not)
+  std::vector<RankBinding> bindings;
+  std::vector<std::string> binding_warnings;
+  Validation validation;
+  CheckpointStats checkpoints;
+  std::string restart_path;  ///< "" for a fresh start
+  std::int64_t restart_step = 0;
+  Interruption interruption;
+  MemoryEstimate memory_estimate;
+  Stat peak_rss;  ///< bytes, over ranks, when the report was made
+};
+
+/// Version of the JSON report's layout: minor for added fields, major for changed ones.
+inline constexpr const char* kReportSchemaVersion = "1.1";
+
+/// The report of a finished (or interrupted) run. Collective over the stepper's communicator.
+RunReport make_report(const RunPieces& pieces);
+
+/// Human-readable report (rank 0 prints it). Not collective.
+void print_report(std::ostream& os, const RunReport& r);
+
+/// The report as a JSON document. Not collective.
+std::string report_json(const RunReport& r);
+
+}  // namespace miniapp

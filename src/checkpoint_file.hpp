@@ -1,0 +1,121 @@
+// The checkpoint file format: the global field in one parallel HDF5 file.
+//
+// File layout (independent of the rank grid and halo width that wrote it):
+//
+//   /field               float64 dataset, dims [NZ][NY][NX] in C order: x varies fastest in
+//                         the file, exactly as in memory. h5py: u = f["field"][...] gives
+//                         u[z, y, x]; cell (x, y, z) is u[z, y, x].
+//   /spectrum            optional float64 dataset: the latest energy spectrum E(|k|), with
+//                         attribute "step" (when it was computed).
+//   / (root attributes)   step, time, grid_xyz, spacing_xyz, kappa_xyz, dt, bc_xyz,
+//                         bc_value, stencil, init, seed, miniapp_version, writer_ranks_xyz,
+//                         digest (16 hex digits; the diagnostics digest of the data).
+//                         Per-dimension attributes are in x, y, z order, as on the command line.
+//   checkpoint_SSSSSSSSSS.xmf   XDMF sidecar (xdmf()): ParaView/VisIt open the .xmf directly.
+//
+// Writing is collective (MPI-IO driver, collective transfers): every rank selects its owned
+// block as a hyperslab of the file dataspace and its interior as a hyperslab of its padded
+// memory block, so the bytes go straight from the field to the file (no gather, no copy).
+// Making the file appear atomically under its name is checkpoint_writer.hpp's job.
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "field.hpp"
+#include "mpi_utils.hpp"
+#include "problem.hpp"
+
+namespace miniapp {
+
+/// Writing (or, after a successful probe, reading) a checkpoint failed: I/O error, full disk.
+/// Normally thrown on every rank with the same message, which names the lowest failing rank
+/// (`agreed`). When a failing rank waited kAgreementGraceSeconds and the others did not come
+/// to the agreement (they are stuck in a collective HDF5/MPI-IO call that rank left), it is
+/// thrown on that rank alone (`agreed()` false). Either way the previous checkpoint is
+/// untouched and the HDF5 file involved is left open (a collective close after a failure can
+/// hang), so the caller ends the job with MPI_Abort: at once when not agreed.
+class CheckpointError : public std::runtime_error {
+ public:
+  explicit CheckpointError(const std::string& what, bool agreed = true)
+      : std::runtime_error(what), agreed_(agreed) {}
+  bool agreed() const { return agreed_; }
+
+ private:
+  bool agreed_ = true;
+};
+
+/// Seconds a rank whose checkpoint I/O failed waits for the other ranks to agree on the error
+/// before it gives up on them (CheckpointError with agreed() false). Ranks without an error
+/// wait as long as it takes: a slow write is not a failure.
+inline constexpr double kAgreementGraceSeconds = 5.0;
+
+/// What a checkpoint file says about the field it holds (its root attributes). Trivially
+/// copyable so that rank 0 can broadcast it. The file stores the problem's grid, physics,
+/// stencil and initial-field kind and seed; problem.sine_mode is not stored (default).
+struct CheckpointMeta {
+  std::int64_t step = 0;
+  double time = 0;
+  Problem problem;
+  Index3 writer_ranks{};  ///< rank grid that wrote the file (information only)
+  std::uint64_t digest = 0;
+  char version[32] = {};
+};
+
+/// The stencil name stored in checkpoints (attribute "stencil"): "7-point" or "27-point".
+inline const char* stencil_name(int points) { return points == 27 ? "27-point" : "7-point"; }
+
+/// The metadata of a field of `problem` at `step`, written by a rank grid `ranks`; `digest` is
+/// filled in by the writer. Not collective.
+CheckpointMeta make_checkpoint_meta(const Problem& problem, std::int64_t step, const Index3& ranks);
+
+/// HDF5 / MPI-IO settings of the writer.
+struct CheckpointTunables {
+  bool chunked = false;                ///< one chunk per (largest) writer block, else contiguous
+  std::int64_t alignment = 1 << 20;    ///< H5Pset_alignment(threshold = alignment)
+  int cb_nodes = 0;                    ///< MPI-IO hint cb_nodes (0 = unset)
+  std::int64_t cb_buffer = 0;          ///< MPI-IO hint cb_buffer_size (0 = unset)
+  std::string cb_write = "automatic";  ///< MPI-IO hint romio_cb_write
+};
+
+/// An energy spectrum E(|k|) (src/spectral.hpp) stored beside the field as dataset "spectrum"
+/// (shells 0, 1, ...; attribute "step": when it was computed).
+struct Spectrum {
+  std::int64_t step = -1;  ///< -1: none recorded yet
+  std::vector<double> energy;
+};
+
+/// Called on each rank right before its share of the collective field write; an exception
+/// it throws fails the write on that rank alone, as HDF5 does when a rank's own checks or
+/// buffers fail before the MPI-IO collective (tests inject I/O faults this way).
+using BeforeWrite = std::function<void(std::int64_t step, const std::string& path)>;
+
+/// Create (truncate) `path` and write the owned cells of u from every rank plus `meta` as
+/// attributes, and the spectrum when one is given. Collective over comm; not atomic (see
+/// CheckpointWriter). Throws CheckpointError on every rank when any rank fails.
+void write_field_file(const std::string& path, const Field& u, const CheckpointMeta& meta,
+                      const CheckpointTunables& tunables, MPI_Comm comm,
+                      const Spectrum* spectrum = nullptr, const BeforeWrite& before_write = {});
+
+/// Read the dataset of `path` into the owned cells of u (ghosts untouched). The file must
+/// already have been checked (probe_checkpoint_file), so a failure here is an I/O error:
+/// collective over comm; throws CheckpointError on every rank when any rank fails.
+void read_field_file(const std::string& path, Field& u, const Index3& global, MPI_Comm comm);
+
+/// Check `path` on this process alone (serial HDF5, so a damaged file cannot hang a
+/// collective open): an HDF5 file with a float64 dataset "field" whose shape matches the
+/// grid attribute, and every attribute present with the right type and a known value. Returns
+/// "" and fills meta when fine, else the reason. Not collective.
+std::string probe_checkpoint_file(const std::string& path, CheckpointMeta& meta);
+
+/// The XDMF sidecar that lets ParaView/VisIt read the field of `h5_name` (a file name in the
+/// same directory) described by meta. Not collective.
+std::string xdmf(const CheckpointMeta& meta, const std::string& h5_name);
+
+}  // namespace miniapp

@@ -1,0 +1,205 @@
+#include "time_stepper.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "boundary.hpp"
+#include "stencil.hpp"
+#include "timer.hpp"
+
+namespace miniapp {
+
+Index3 choose_rank_grid(const Problem& problem, int nranks, const Index3& fixed, int halo_width) {
+  Index3 global = problem.grid, pinned = fixed;
+  if (problem.two_d()) {  // a 2D problem has no z halo: one rank along z, no z cells needed
+    global[2] = std::max(1, halo_width);
+    pinned[2] = 1;
+  }
+  return Decomposition::choose_dims(nranks, global, pinned, halo_width);
+}
+
+TimeStepper::TimeStepper(const Problem& problem, const HaloOptions& halo,
+                         const BlockingOptions& blocking, const Index3& dims, MPI_Comm comm)
+    : problem_(problem), halo_options_(halo), a_(problem.coefficients()) {
+  if (halo.width < 1)
+    throw std::invalid_argument("TimeStepper: halo width " + std::to_string(halo.width) +
+                                " is below the stencil radius 1");
+  decomp_ = std::make_unique<Decomposition>(comm, problem.grid, dims, problem.periodic());
+  u_ = Field("miniapp::u", decomp_->owned(), halo.width);
+  v_ = Field("miniapp::v", decomp_->owned(), halo.width);
+  fill_initial(u_, problem.initial_condition());
+  fill_zero(v_);
+  halo_ = make_halo_exchange(halo, *decomp_, u_, problem.bc, problem.bc_value);
+  neighborhood_ = neighborhood_of(*decomp_);
+  refill_ = plan_refill(neighborhood_, u_.n(), u_.halo(), problem.two_d());
+  if (blocking.enabled) {
+    std::vector<Box> regions;
+    regions.reserve(std::size_t(halo.width));
+    for (int s = 0; s < halo.width; ++s) regions.push_back(update_region(s));
+    blocking_ = std::make_unique<TemporalBlocking>(
+        u_, blocking.tile, std::move(regions), BoundaryRule{refill_, problem.bc, problem.bc_value},
+        problem.stencil, a_, problem.two_d());
+  }
+}
+
+Box TimeStepper::update_region(int s) const {
+  const int h = u_.halo();
+  Box r = u_.interior();
+  for (int d = 0; d < (problem_.two_d() ? 2 : 3); ++d) {
+    if (!neighborhood_.physical(d, 0)) r.lo[d] = s + 1;
+    if (!neighborhood_.physical(d, 1)) r.hi[d] = u_.n()[d] + 2 * h - s - 1;
+  }
+  return r;
+}
+
+void TimeStepper::update(const Box& region) {
+  apply_stencil(problem_.stencil, u_, v_, region, a_, problem_.two_d());
+}
+
+void TimeStepper::refill_boundaries() {
+  ScopedTimer timer(times_.refill, "miniapp::refill", Fence::AtEnd);
+  for (const BoundaryFill& f : refill_)
+    apply_boundary(u_, f.d, f.side, problem_.bc[f.d], problem_.bc_value, f.span);
+}
+
+void TimeStepper::exchange_and_update(const Box& region) {
+  if (!halo_options_.overlap) {
+    {
+      ScopedTimer timer(times_.halo, "miniapp::halo");
+      halo_->exchange(u_);
+    }
+    ScopedTimer timer(times_.stencil, "miniapp::stencil", Fence::AtEnd);
+    update(region);
+    return;
+  }
+  // Inner cells read no ghost: the interior shrunk by the stencil reach (1) in every active
+  // dimension. They are updated in tiles (slabs along the slowest active dimension) while the
+  // messages fly.
+  Box inner = u_.interior();
+  const int dims = problem_.two_d() ? 2 : 3;
+  for (int d = 0; d < dims; ++d) inner.lo[d] += 1, inner.hi[d] -= 1;
+  inner = inner.intersect(region);
+  if (inner.empty()) inner = Box{};
+  const int slow = dims - 1, tiles = std::min(8, std::max(1, inner.extent(slow)));
+  const auto slab = [&](int tile) {
+    Box b = inner;
+    b.lo[slow] = inner.lo[slow] + inner.extent(slow) * tile / tiles;
+    b.hi[slow] = inner.lo[slow] + inner.extent(slow) * (tile + 1) / tiles;
+    update(b);
+  };
+  // The outer shell: region minus inner, as up to 6 disjoint slabs.
+  const auto shell = [&] {
+    if (inner.empty()) {
+      update(region);
+      return;
+    }
+    Box rest = region;
+    for (int d = dims - 1; d >= 0; --d) {
+      Box lo = rest, hi = rest;
+      lo.hi[d] = inner.lo[d];
+      hi.lo[d] = inner.hi[d];
+      update(lo);
+      update(hi);
+      rest.lo[d] = inner.lo[d];
+      rest.hi[d] = inner.hi[d];
+    }
+  };
+  overlapped_exchange(inner.empty() ? 0 : tiles, slab, shell);
+}
+
+void TimeStepper::overlapped_exchange(int items, const std::function<void(int)>& inner,
+                                      const std::function<void()>& rest) {
+  // Exposed communication: the time this thread spends in MPI and halo kernels. The exchange
+  // is in flight from start to the moment its completion is seen; what of that was not
+  // exposed ran behind interior updates. An MPI_Testall between the inner work items lets the
+  // library progress the messages.
+  const double start = MPI_Wtime();
+  double exposed = 0, done_at = -1;
+  {
+    ScopedTimer timer(exposed, "miniapp::halo::start");
+    halo_->start(u_);
+  }
+  for (int item = 0; item < items; ++item) {
+    {
+      ScopedTimer timer(times_.stencil, "miniapp::stencil::inner", Fence::AtEnd);
+      inner(item);
+    }
+    if (done_at >= 0) continue;
+    ScopedTimer timer(exposed, "miniapp::halo::test");
+    if (halo_->test(u_)) done_at = MPI_Wtime();
+  }
+  {
+    ScopedTimer timer(exposed, "miniapp::halo::finish");
+    halo_->finish(u_);
+    if (done_at < 0) done_at = MPI_Wtime();
+  }
+  times_.halo += exposed;
+  times_.hidden += std::max(0.0, (done_at - start) - exposed);
+
+  ScopedTimer timer(times_.stencil, "miniapp::stencil::shell", Fence::AtEnd);
+  rest();
+}
+
+void TimeStepper::blocked_round(int k) {
+  const TemporalBlocking& tb = *blocking_;
+  const int all = int(tb.tiles().size()), inner = tb.inner_tiles();
+  if (!halo_options_.overlap) {
+    {
+      ScopedTimer timer(times_.halo, "miniapp::halo");
+      halo_->exchange(u_);
+    }
+    ScopedTimer timer(times_.stencil, "miniapp::stencil::blocked");
+    tb.run(u_, v_, k);
+    return;
+  }
+  // The tiles whose cones read no ghost run while the messages fly, in up to 8 chunks.
+  const int chunks = std::min(8, inner);
+  overlapped_exchange(
+      chunks, [&](int c) { tb.run(u_, v_, k, inner * c / chunks, inner * (c + 1) / chunks); },
+      [&] { tb.run(u_, v_, k, inner, all); });
+}
+
+void TimeStepper::advance(int k) {
+  if (k < 1 || k > halo_options_.width)
+    throw std::invalid_argument("TimeStepper::advance: a round of " + std::to_string(k) +
+                                " sub-steps with halo width " +
+                                std::to_string(halo_options_.width));
+  if (blocking_) {  // the k sub-steps fused over tiles (temporal_blocking.hpp)
+    blocked_round(k);
+    times_.redundant += blocking_->redundant(k);
+    std::swap(u_, v_);
+    return;
+  }
+  const std::int64_t interior = u_.interior().count();
+  for (int s = 0; s < k; ++s) {
+    const Box region = update_region(s);
+    if (s == 0) {
+      exchange_and_update(region);
+    } else {
+      refill_boundaries();
+      ScopedTimer timer(times_.stencil, "miniapp::stencil", Fence::AtEnd);
+      update(region);
+    }
+    times_.redundant += region.count() - interior;
+    std::swap(u_, v_);
+  }
+}
+
+void TimeStepper::run(std::int64_t steps) {
+  for (std::int64_t done = 0; done < steps;) {
+    const int k = int(std::min<std::int64_t>(halo_options_.width, steps - done));
+    advance(k);
+    done += k;
+  }
+}
+
+FieldSummary TimeStepper::summary() const { return summarize(u_, problem_.grid, decomp_->comm()); }
+
+void TimeStepper::reset_timers() {
+  times_ = {};
+  halo_->reset_counters();
+}
+
+}  // namespace miniapp
