@@ -88,101 +88,133 @@ ParseOutcome parse_command_line(int argc, char** argv) {
   std::vector<int> mode(c.sine_mode.begin(), c.sine_mode.end());
   std::vector<int> tile(c.tile.begin(), c.tile.end());
 
-  app.add_option("--grid", grid, "global cells NX NY NZ")->expected(3);
-  app.add_option("--ranks", ranks, "rank grid PX PY PZ; 0 = choose (minimise halo surface)")
-      ->expected(3);
+  // --help lists the options by capability, in the order of miniapp/README.md's table.
+  const std::string kProblem = "Problem", kLayout = "Parallel layout", kHalo = "Halo exchange",
+                    kBlocking = "Temporal blocking", kSpectral = "Spectral diagnostics",
+                    kCheckpoints = "Checkpoints and restart", kReport = "Validation and report";
+  app.add_option("--grid", grid, "global cells NX NY NZ")->expected(3)->group(kProblem);
   app.add_option("--bc", bc, "boundary per dimension X Y Z: periodic|dirichlet|neumann")
       ->expected(3)
       ->transform(choice_of(kBoundaryNames))
       ->type_name("NAME")
-      ->default_str("periodic periodic periodic");
-  app.add_option("--bc-value", c.bc_value, "dirichlet ghost value [field units]");
-  app.add_option("--kappa", kappa, "diffusivity KX KY KZ [m^2/s]")->expected(3);
-  app.add_option("--dt", c.dt, "time step [s]");
-  app.add_option("--spacing", spacing, "cell size DX DY DZ [m]")->expected(3);
-  app.add_option("--steps", c.steps, "number of time steps")->check(fits_64_bits(false));
+      ->default_str("periodic periodic periodic")
+      ->group(kProblem);
+  app.add_option("--bc-value", c.bc_value, "dirichlet ghost value [field units]")->group(kProblem);
+  app.add_option("--kappa", kappa, "diffusivity KX KY KZ [m^2/s]")->expected(3)->group(kProblem);
+  app.add_option("--dt", c.dt, "time step [s]")->group(kProblem);
+  app.add_option("--spacing", spacing, "cell size DX DY DZ [m]")->expected(3)->group(kProblem);
+  app.add_option("--steps", c.steps, "number of time steps")
+      ->check(fits_64_bits(false))
+      ->group(kProblem);
   app.add_option("--init", c.init, "initial field: random|sine|gaussian")
       ->transform(choice_of(kInitNames))
       ->type_name("NAME")
-      ->default_str("random");
-  app.add_option("--seed", c.seed, "seed of --init random")->check(fits_64_bits(true));
-  app.add_option("--sine-mode", mode, "wavenumbers KX KY KZ of --init sine")->expected(3);
-  app.add_flag("--verify", c.verify,
-               "compare the final field with the exact solution (--init sine, all periodic)");
-  app.add_option("--report", c.report_path, "write the report as JSON to this file");
-
-  // Warm-up, reference digest, progress, label.
-  app.add_option("--warmup", c.warmup,
-                 "untimed warm-up steps: the first N of --steps; timers start after them")
-      ->check(fits_64_bits(false));
-  app.add_option("--expect-digest", c.expect_digest,
-                 "reference digest (16 hex digits): RESULT VALID needs the final digest to match");
-  app.add_option("--progress", c.progress,
-                 "seconds between progress lines on rank 0; 0 = off; -1 = every 10 s in an "
-                 "interactive terminal, off otherwise [s]");
-  app.add_option("--label", c.label, "free text recorded in the report (e.g. weak, strong)");
-  // Pencil transposes, 3D FFT and spectral diagnostics.
+      ->default_str("random")
+      ->group(kProblem);
+  app.add_option("--seed", c.seed, "seed of --init random")
+      ->check(fits_64_bits(true))
+      ->group(kProblem);
+  app.add_option("--sine-mode", mode, "wavenumbers KX KY KZ of --init sine")
+      ->expected(3)
+      ->group(kProblem);
+  app.add_option("--ranks", ranks, "rank grid PX PY PZ; 0 = choose (minimise halo surface)")
+      ->expected(3)
+      ->group(kLayout);
+  app.add_option("--stencil", c.stencil, "7 (star) or 27 (box) point stencil")->group(kHalo);
+  app.add_option("--halo", c.halo_mode, "halo mode: dim-ordered|neighbors26|neighbor-coll|faces")
+      ->transform(choice_of(kHaloModeNames))
+      ->type_name("NAME")
+      ->default_str("dim-ordered")
+      ->group(kHalo);
+  app.add_option("--pack", c.pack, "point-to-point halo packing: kernel|datatype")
+      ->transform(choice_of(kPackNames))
+      ->type_name("NAME")
+      ->default_str("kernel")
+      ->group(kHalo);
+  app.add_option("--halo-width", c.halo_width,
+                 "ghost layers H: exchange once, then H steps without communication")
+      ->group(kHalo);
+  app.add_flag("--overlap", c.overlap,
+               "overlap the halo exchange with the interior update (MPI_Testall between tiles)")
+      ->group(kHalo);
+  app.add_flag("--temporal-blocking", c.temporal_blocking,
+               "fuse the --halo-width sub-steps of a round over cache-sized tiles (each cell read "
+               "from memory about once per round; bit-identical)")
+      ->group(kBlocking);
+  app.add_option("--tile", tile,
+                 "temporal-blocking tile TX TY TZ in owned cells; 0 = automatic (a thread's "
+                 "scratch fits in its share of the cache)")
+      ->expected(3)
+      ->group(kBlocking);
+  app.add_flag("--spectral-check", c.spectral_check,
+               "evolve the initial field exactly in Fourier space and compare with the final "
+               "field (all periodic); exit 1 on failure")
+      ->group(kSpectral);
+  app.add_option("--spectral-every", c.spectral_every,
+                 "write the energy spectrum E(|k|) every N steps (0 = never; all periodic)")
+      ->check(fits_64_bits(false))
+      ->group(kSpectral);
+  app.add_option("--spectrum-file", c.spectrum_file, "CSV file of --spectral-every")
+      ->group(kSpectral);
   app.add_option("--transpose", c.transpose,
                  "pencil transposes: zerocopy (MPI_Alltoallw, subarray types) | pack "
                  "(pack + MPI_Alltoallv + unpack)")
       ->transform(choice_of(kTransposeNames))
       ->type_name("NAME")
-      ->default_str("zerocopy");
-  app.add_flag("--spectral-check", c.spectral_check,
-               "evolve the initial field exactly in Fourier space and compare with the final "
-               "field (all periodic); exit 1 on failure");
-  app.add_option("--spectral-every", c.spectral_every,
-                 "write the energy spectrum E(|k|) every N steps (0 = never; all periodic)")
-      ->check(fits_64_bits(false));
-  app.add_option("--spectrum-file", c.spectrum_file, "CSV file of --spectral-every");
-  // Checkpoints and restart.
+      ->default_str("zerocopy")
+      ->group(kSpectral);
   app.add_option("--checkpoint-every", c.checkpoint_every,
                  "write a checkpoint every N steps (0 = never)")
-      ->check(fits_64_bits(false));
+      ->check(fits_64_bits(false))
+      ->group(kCheckpoints);
   app.add_option("--checkpoint-dir", c.checkpoint_dir,
-                 "directory of the checkpoints (created if missing)");
+                 "directory of the checkpoints (created if missing)")
+      ->group(kCheckpoints);
   app.add_option("--checkpoint-keep", c.checkpoint_keep,
-                 "keep the last K complete checkpoints, delete older ones");
+                 "keep the last K complete checkpoints, delete older ones")
+      ->group(kCheckpoints);
   app.add_option("--restart", c.restart,
                  "continue from a checkpoint FILE, or 'latest' in --checkpoint-dir; --steps "
-                 "counts from step 0, so a restart from step s runs steps-s more");
+                 "counts from step 0, so a restart from step s runs steps-s more")
+      ->group(kCheckpoints);
   app.add_option("--checkpoint-layout", c.checkpoint_layout,
                  "HDF5 dataset layout: contiguous|chunked (one chunk per writer block)")
-      ->check(CLI::IsMember({"contiguous", "chunked"}));
+      ->check(CLI::IsMember({"contiguous", "chunked"}))
+      ->group(kCheckpoints);
   app.add_option("--checkpoint-alignment", c.checkpoint_alignment,
                  "align HDF5 objects of at least this many bytes to this many bytes "
                  "(file-system stripe size)")
-      ->check(fits_64_bits(false));
+      ->check(fits_64_bits(false))
+      ->group(kCheckpoints);
   app.add_option("--checkpoint-cb-nodes", c.checkpoint_cb_nodes,
-                 "MPI-IO hint cb_nodes: collective-buffering aggregators (0 = MPI default)");
+                 "MPI-IO hint cb_nodes: collective-buffering aggregators (0 = MPI default)")
+      ->group(kCheckpoints);
   app.add_option("--checkpoint-cb-buffer", c.checkpoint_cb_buffer,
                  "MPI-IO hint cb_buffer_size in bytes (0 = MPI default)")
-      ->check(fits_64_bits(false));
+      ->check(fits_64_bits(false))
+      ->group(kCheckpoints);
   app.add_option("--checkpoint-cb-write", c.checkpoint_cb_write,
                  "MPI-IO hint romio_cb_write: automatic|enable|disable")
-      ->check(CLI::IsMember({"automatic", "enable", "disable"}));
-  // Halo exchange family and stencils.
-  app.add_option("--stencil", c.stencil, "7 (star) or 27 (box) point stencil");
-  app.add_option("--halo-width", c.halo_width,
-                 "ghost layers H: exchange once, then H steps without communication");
-  app.add_option("--halo", c.halo_mode, "halo mode: dim-ordered|neighbors26|neighbor-coll|faces")
-      ->transform(choice_of(kHaloModeNames))
-      ->type_name("NAME")
-      ->default_str("dim-ordered");
-  app.add_option("--pack", c.pack, "point-to-point halo packing: kernel|datatype")
-      ->transform(choice_of(kPackNames))
-      ->type_name("NAME")
-      ->default_str("kernel");
-  app.add_flag("--overlap", c.overlap,
-               "overlap the halo exchange with the interior update (MPI_Testall between tiles)");
-  // Temporal blocking.
-  app.add_flag("--temporal-blocking", c.temporal_blocking,
-               "fuse the --halo-width sub-steps of a round over cache-sized tiles (each cell read "
-               "from memory about once per round; bit-identical)");
-  app.add_option("--tile", tile,
-                 "temporal-blocking tile TX TY TZ in owned cells; 0 = automatic (fits the "
-                 "scratch of one thread in 2 MiB)")
-      ->expected(3);
+      ->check(CLI::IsMember({"automatic", "enable", "disable"}))
+      ->group(kCheckpoints);
+  app.add_flag("--verify", c.verify,
+               "compare the final field with the exact solution (--init sine, all periodic)")
+      ->group(kReport);
+  app.add_option("--expect-digest", c.expect_digest,
+                 "reference digest (16 hex digits): RESULT VALID needs the final digest to match")
+      ->group(kReport);
+  app.add_option("--warmup", c.warmup,
+                 "untimed warm-up steps: the first N of --steps; timers start after them")
+      ->check(fits_64_bits(false))
+      ->group(kReport);
+  app.add_option("--report", c.report_path, "write the report as JSON to this file")
+      ->group(kReport);
+  app.add_option("--label", c.label, "free text recorded in the report (e.g. weak, strong)")
+      ->group(kReport);
+  app.add_option("--progress", c.progress,
+                 "seconds between progress lines on rank 0; 0 = off; -1 = every 10 s in an "
+                 "interactive terminal, off otherwise [s]")
+      ->group(kReport);
 
   ParseOutcome out;
   try {
