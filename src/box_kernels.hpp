@@ -62,30 +62,4 @@ void for_each_line_blocked(const std::string& label, const Box& b, int row_lengt
       });
 }
 
-/// Copy box b of u into a contiguous buffer, x fastest. Does not fence.
-inline void pack_box(const Field& u, const Box& b, double* buf, const std::string& label) {
-  const Index3 lo = b.lo;
-  const int nx = b.extent(0), ny = b.extent(1);
-  const double* src = u.data();
-  const Field f = u;
-  for_each_cell(
-      label, b, KOKKOS_LAMBDA(int i, int j, int k) {
-        buf[(i - lo[0]) + std::int64_t(nx) * ((j - lo[1]) + std::int64_t(ny) * (k - lo[2]))] =
-            src[f.index(i, j, k)];
-      });
-}
-
-/// Copy a contiguous buffer (x fastest) into box b of u. Does not fence.
-inline void unpack_box(Field& u, const Box& b, const double* buf, const std::string& label) {
-  const Index3 lo = b.lo;
-  const int nx = b.extent(0), ny = b.extent(1);
-  double* dst = u.data();
-  const Field f = u;
-  for_each_cell(
-      label, b, KOKKOS_LAMBDA(int i, int j, int k) {
-        dst[f.index(i, j, k)] =
-            buf[(i - lo[0]) + std::int64_t(nx) * ((j - lo[1]) + std::int64_t(ny) * (k - lo[2]))];
-      });
-}
-
 }  // namespace miniapp

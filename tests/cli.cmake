@@ -58,7 +58,7 @@ miniapp_add_cli_test(NAME bad_report_path EXIT 2 ONCE REGEX "directory /nonexist
                      ARGS --grid 8 8 8 --steps 1 --report /nonexistent-dir/r.json)
 miniapp_add_cli_test(NAME bad_too_large EXIT 2 ONCE REGEX "needs about .* GB per rank"
                      ARGS --grid 100000 100000 100000)
-# Issue 8: the estimate is printed (before the fields are allocated), the report gives the peak
+# Memory: the estimate is printed (before the fields are allocated), the report gives the peak
 # RSS, and a grid that fits 64-bit indices but no node's memory is refused with the estimate in
 # the message before anything is allocated (no estimate or binding line: the preflight stops
 # before both).
@@ -79,7 +79,7 @@ miniapp_add_cli_test(NAME help_fault EXIT 0 RANKS 1 ARGS --help
                      REGEX "^Fault injection \\(tests\\): MINIAPP_FAULT=rank:R,step:S,kind:alloc\\|io\\|throw")
 miniapp_add_cli_test(NAME version EXIT 0 REGEX "miniapp ${PROJECT_VERSION}" ARGS --version RANKS 1)
 
-# ---- Procurement (issue 7): verdict, FOM, JSON report against its schema, binding, progress.
+# ---- Procurement: verdict, FOM, JSON report against its schema, binding, progress.
 set(SCHEMA_CHECK ${PROJECT_SOURCE_DIR}/scripts/validate_report.py)
 set(TINY --grid 16 12 10 --steps 12 --warmup 2)
 miniapp_add_cli_test(NAME result_valid_verify EXIT 0
@@ -129,7 +129,7 @@ if(MINIAPP_PYTHON_HAS_JSONSCHEMA)
 else()
   message(STATUS "python3-jsonschema not found: the report schema tests are skipped")
 endif()
-# The official inputs parse and run (shrunk), and SMALL reproduces its reference digest (README)
+# The official inputs parse and run (shrunk), and SMALL reproduces its reference digest (inputs/README.md)
 # on a decomposition other than the one it was recorded on.
 foreach(size small medium large)
   miniapp_add_cli_test(NAME input_${size} EXIT 0 REGEX "RESULT VALID"
@@ -138,11 +138,11 @@ endforeach()
 miniapp_add_cli_test(NAME input_small_digest RANKS 4 TIMEOUT 300 EXIT 0
                      REGEX "check verify  passed.*check digest  passed: digest bdfd3e0d7c53d2dc matches.*\nRESULT VALID"
                      ARGS --config ${INPUTS}/small.toml --expect-digest bdfd3e0d7c53d2dc)
-# bench alltoall (issue 4): a torus that does not factor the ranks.
+# bench alltoall: a torus that does not factor the ranks.
 miniapp_add_cli_test(NAME bench_alltoall_bad_dims EXIT 2 ONCE
                      REGEX "torus dims 3x3 multiply to 9 but the communicator has 2 ranks"
                      ARGS bench alltoall --dims 3 3)
-# Pencil transposes, 3D FFT and spectral diagnostics (issue 5): the spectral check passes for a
+# Pencil transposes, 3D FFT and spectral diagnostics: the spectral check passes for a
 # random initial field at 1, 2, 4, 8 ranks (and with the pack variant and an all-split rank
 # grid); bad spectral input exits 2; the spectrum CSV feeds the plotting script.
 foreach(np 1 2 4 8)
@@ -185,7 +185,7 @@ miniapp_add_cli_test(NAME bench_fft_smoke RANKS 4 EXIT 0 LABELS bench
                      ARGS bench fft --grid 12 10 9 --reps 1 --warmup 0 --planner estimate)
 miniapp_add_cli_test(NAME bad_bench_fft_planner RANKS 1 EXIT 2 REGEX "--planner"
                      ARGS bench fft --planner patient)
-# Halo exchange family (issue 3): bad input, and the seed's 2D byte counts from real runs.
+# Halo exchange family: bad input, and the 2D design note's byte counts from real runs.
 miniapp_add_cli_test(NAME bad_halo_mode EXIT 2 ONCE REGEX "--halo.*diagonal"
                      ARGS --grid 8 8 8 --halo diagonal)
 miniapp_add_cli_test(NAME bad_stencil EXIT 2 ONCE REGEX "--stencil=9 must be 7 \\(star\\) or 27"
@@ -205,11 +205,11 @@ miniapp_add_cli_test(NAME bad_unstable_27 EXIT 2 ONCE REGEX "unstable: the 27-po
                      ARGS --grid 8 8 8 --stencil 27 --dt 0.5)
 miniapp_add_cli_test(NAME bad_2d_dirichlet_z EXIT 2 ONCE REGEX "NZ=1 runs as a 2D problem.*not dirichlet"
                      ARGS --grid 16 16 1 --bc periodic periodic dirichlet)
-miniapp_add_cli_test(NAME seed_2d_4x4 RANKS 16 EXIT 0 TIMEOUT 120 REGEX "8224/8224/8224 B per step"
+miniapp_add_cli_test(NAME design_note_2d_4x4 RANKS 16 EXIT 0 TIMEOUT 120 REGEX "8224/8224/8224 B per step"
                      ARGS --grid 1024 1024 1 --ranks 4 4 1 --steps 1)
-miniapp_add_cli_test(NAME seed_2d_16x1 RANKS 16 EXIT 0 TIMEOUT 120 REGEX "17440/17440/17440 B per step"
+miniapp_add_cli_test(NAME design_note_2d_16x1 RANKS 16 EXIT 0 TIMEOUT 120 REGEX "17440/17440/17440 B per step"
                      ARGS --grid 1024 1024 1 --ranks 16 1 1 --steps 1)
-miniapp_add_cli_test(NAME seed_2d_4x4_deep RANKS 16 EXIT 0 TIMEOUT 120 REGEX "8448/8448/8448 B per step"
+miniapp_add_cli_test(NAME design_note_2d_4x4_deep RANKS 16 EXIT 0 TIMEOUT 120 REGEX "8448/8448/8448 B per step"
                      ARGS --grid 1024 1024 1 --ranks 4 4 1 --steps 8 --halo-width 8)
 miniapp_add_cli_test(NAME bench_halo_smoke RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
                      REGEX "neighbor-coll +subarray +2 +on"
@@ -218,7 +218,7 @@ miniapp_add_cli_test(NAME verify_27_point RANKS 2 EXIT 0 REGEX "VERIFICATION PAS
                      ARGS --grid 16 12 8 --init sine --sine-mode 1 2 1 --stencil 27 --dt 0.3
                           --steps 20 --verify --halo neighbor-coll --halo-width 2)
 
-# ---- Hostile input (issue 8): bounds, non-finite values, empty and long strings, odd files.
+# ---- Hostile input: bounds, non-finite values, empty and long strings, odd files.
 # Each is rejected by rank 0 with exit 2 before anything is allocated or written.
 # Integers beyond their type: CLI11 refuses the conversion.
 miniapp_add_cli_test(NAME bad_grid_beyond_int EXIT 2 ONCE REGEX "--grid.*4000000000"

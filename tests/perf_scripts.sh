@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 9's scripts end to end on real runs:
+# The performance scripts end to end on real runs:
 #  - scaling_model.py --check: the model's message and byte counts per exchange equal what a
 #    real 8-rank run (every side a neighbour) reports, for each halo mode it models;
 #  - scaling_model.py writes its table, CSV (and PNG when matplotlib is there);

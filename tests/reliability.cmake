@@ -1,4 +1,4 @@
-# Runtime reliability (issue 8): stop signals, fault injection, soak. Script tests (helpers from
+# Runtime reliability: stop signals, fault injection, soak. Script tests (helpers from
 # tests/CMakeLists.txt); labels scripts;reliability, the soak also soak.
 # Stop signals: SIGTERM to one rank, SIGUSR1 via mpiexec, at random moments; restart equivalence.
 miniapp_add_script_test(NAME reliability.stop_signal SCRIPT stop_signal.sh TIMEOUT 180

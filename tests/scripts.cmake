@@ -1,4 +1,4 @@
-# Script tests (issue 7): the local scaling sweep and its plots, and the Slurm templates.
+# Script tests: the local scaling sweep and its plots, and the Slurm templates.
 add_test(NAME scripts.slurm_render COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/slurm_render.sh)
 set_tests_properties(scripts.slurm_render PROPERTIES LABELS "scripts" TIMEOUT 60)
 if(MINIAPP_PYTHON_HAS_MATPLOTLIB)

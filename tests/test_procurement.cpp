@@ -1,4 +1,4 @@
-// Procurement pieces (issue 7): the verdict rule, digest and tolerance checks, the figure of
+// Procurement pieces: the verdict rule, digest and tolerance checks, the figure of
 // merit, CPU lists and binding warnings, progress lines; and the collective binding gather.
 #include <unistd.h>
 

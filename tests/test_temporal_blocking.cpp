@@ -1,4 +1,4 @@
-// Temporal blocking (issue 9): the k sub-steps of a deep-halo round fused over tiles give the
+// Temporal blocking: the k sub-steps of a deep-halo round fused over tiles give the
 // serial single-domain reference bit for bit, for every stencil, boundary kind, halo width
 // H in {1, 2, 3, 4, 8}, tile shape (automatic, and small tiles whose cones overlap several
 // neighbours and cross the ghost zones), with and without overlap, on every rank grid that fits.
