@@ -45,10 +45,10 @@ int Decomposition::neighbor(const Index3& off) const {
   return r;
 }
 
-Index3 Decomposition::choose_dims(int nranks, const Index3& global, const Index3& fixed,
-                                  int min_cells) {
-  Index3 best{0, 0, 0};
-  double best_cost = std::numeric_limits<double>::infinity();
+std::vector<Decomposition::Candidate> Decomposition::candidates(int nranks, const Index3& global,
+                                                                const Index3& fixed,
+                                                                int min_cells) {
+  std::vector<Candidate> out;
   for (int px = 1; px <= nranks; ++px) {
     if (nranks % px || (fixed[0] && fixed[0] != px)) continue;
     for (int py = 1; py <= nranks / px; ++py) {
@@ -63,16 +63,23 @@ Index3 Decomposition::choose_dims(int nranks, const Index3& global, const Index3
         const std::int64_t biggest = (std::int64_t(global[d]) + p[d] - 1) / p[d];  // ceil
         n[d] = double(biggest);
       }
-      if (!fits) continue;
       // Halo surface of the biggest block; a dimension with one rank still exchanges
       // (periodic self-copy) or fills its boundary, so every face counts.
-      const double cost = n[0] * n[1] + n[1] * n[2] + n[0] * n[2];
-      if (cost < best_cost) {  // strict: the first (smallest px, then py) wins ties
-        best_cost = cost;
-        best = p;
-      }
+      if (fits) out.push_back({p, n[0] * n[1] + n[1] * n[2] + n[0] * n[2]});
     }
   }
+  return out;
+}
+
+Index3 Decomposition::choose_dims(int nranks, const Index3& global, const Index3& fixed,
+                                  int min_cells) {
+  Index3 best{0, 0, 0};
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (const Candidate& c : candidates(nranks, global, fixed, min_cells))
+    if (c.surface < best_cost) {  // strict: the first (smallest px, then py) wins ties
+      best_cost = c.surface;
+      best = c.dims;
+    }
   return best;
 }
 

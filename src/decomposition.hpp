@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <vector>
 
 #include "box.hpp"
 #include "mpi_utils.hpp"
@@ -23,10 +24,19 @@ class Decomposition {
   Decomposition(MPI_Comm comm, const Index3& global, const Index3& dims,
                 const std::array<bool, 3>& periodic);
 
-  /// Choose a rank grid for nranks: respects the non-zero entries of `fixed`, needs at least
-  /// `min_cells` cells per rank in every dimension, and minimises the largest per-rank halo
-  /// surface (sum of the three face areas of the biggest block). Returns {0,0,0} when no
-  /// factorisation fits. Not collective (a pure function).
+  /// A rank grid that could run a grid, and the halo surface it costs.
+  struct Candidate {
+    Index3 dims;
+    double surface;  ///< sum of the three face areas of the biggest block
+  };
+
+  /// Every rank grid for nranks that respects the non-zero entries of `fixed` and leaves at
+  /// least `min_cells` cells per rank in every dimension, ordered by px, then py. Pure.
+  static std::vector<Candidate> candidates(int nranks, const Index3& global, const Index3& fixed,
+                                           int min_cells);
+
+  /// Choose a rank grid for nranks: the candidate with the smallest halo surface of the
+  /// biggest block (the first one on ties). Returns {0,0,0} when no factorisation fits. Pure.
   static Index3 choose_dims(int nranks, const Index3& global, const Index3& fixed, int min_cells);
 
   MPI_Comm comm() const { return cart_.get(); }

@@ -103,6 +103,15 @@ std::vector<BoundaryFill> plan_refill(const Neighborhood& nb, const Index3& n, i
   return fills;
 }
 
+Box update_region(const Neighborhood& nb, const Index3& n, int h, int s, bool two_d) {
+  Box r{{h, h, h}, {h + n[0], h + n[1], h + n[2]}};
+  for (int d = 0; d < (two_d ? 2 : 3); ++d) {
+    if (!nb.physical(d, 0)) r.lo[d] = s + 1;
+    if (!nb.physical(d, 1)) r.hi[d] = n[d] + 2 * h - s - 1;
+  }
+  return r;
+}
+
 Neighborhood cartesian_neighborhood(const Index3& dims, const Index3& c,
                                     const std::array<bool, 3>& periodic) {
   auto rank_of = [&](const Index3& q) { return (q[0] * dims[1] + q[1]) * dims[2] + q[2]; };

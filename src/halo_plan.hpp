@@ -105,6 +105,12 @@ HaloPlan plan_halo(HaloMode mode, const Neighborhood& nb, const Index3& n, int h
 /// sub-steps of a deep-halo round (single-domain order and spans, full ghost depth). Pure.
 std::vector<BoundaryFill> plan_refill(const Neighborhood& nb, const Index3& n, int h, bool two_d);
 
+/// The cells sub-step s (0 <= s < h) of a deep-halo round updates, in local padded
+/// coordinates: the padded box shrunk by s+1 cells on every side that has a neighbour (each
+/// sub-step invalidates one more ghost layer), and the interior on a physical side. It always
+/// contains the interior; what lies outside it is redundant work. Pure.
+Box update_region(const Neighborhood& nb, const Index3& n, int h, int s, bool two_d);
+
 /// Neighbourhood of rank `self` at coordinates c in a rank grid `dims` with the given
 /// periodicity, ranks numbered row-major (as MPI_Cart_create with reorder = 0 does). Pure.
 Neighborhood cartesian_neighborhood(const Index3& dims, const Index3& c,

@@ -45,13 +45,7 @@ TimeStepper::TimeStepper(const Problem& problem, const HaloOptions& halo,
 }
 
 Box TimeStepper::update_region(int s) const {
-  const int h = u_.halo();
-  Box r = u_.interior();
-  for (int d = 0; d < (problem_.two_d() ? 2 : 3); ++d) {
-    if (!neighborhood_.physical(d, 0)) r.lo[d] = s + 1;
-    if (!neighborhood_.physical(d, 1)) r.hi[d] = u_.n()[d] + 2 * h - s - 1;
-  }
-  return r;
+  return miniapp::update_region(neighborhood_, u_.n(), u_.halo(), s, problem_.two_d());
 }
 
 void TimeStepper::update(const Box& region) {
