@@ -11,3 +11,11 @@ if(MINIAPP_PYTHON_HAS_MATPLOTLIB)
 else()
   message(STATUS "No Python with matplotlib: the sweep-and-plot test is skipped")
 endif()
+# The demo as a user runs it (scripts/run-demo.sh with the built binary): RESULT VALID, 2 PNGs.
+if(MINIAPP_PYTHON_HAS_MATPLOTLIB AND MINIAPP_PYTHON_HAS_H5PY)
+  add_test(NAME scripts.demo
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/demo.sh ${CMAKE_CURRENT_BINARY_DIR}/demo_out
+                   ${MINIAPP_PYTHON} ${MINIAPP_EXE} ${MPIEXEC_EXECUTABLE})
+  set_tests_properties(scripts.demo PROPERTIES LABELS "scripts;python" TIMEOUT 120 PROCESSORS 2
+                       ENVIRONMENT "${MINIAPP_TEST_ENV}")
+endif()
