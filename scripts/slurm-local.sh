@@ -155,7 +155,7 @@ ReturnToService=2
 KillWait=5
 MinJobAge=600
 SlurmdParameters=config_overrides
-$hardware State=UNKNOWN
+$hardware NodeAddr=127.0.0.1 State=UNKNOWN
 PartitionName=local Nodes=$node Default=YES MaxTime=INFINITE State=UP
 CONF
 

@@ -311,17 +311,22 @@ requeue() {  # $1: why
   fi
   local delay
   delay=$(scontrol show config 2> /dev/null | sed -n 's/.*cred_expire=\([0-9]*\).*/\1/p')
-  say "requeueing job $SLURM_JOB_ID ($1; restart $((${SLURM_RESTART_COUNT:-0} + 1))):" \
+  say "requeueing job $SLURM_JOB_ID at $(date +%T) ($1; restart $((${SLURM_RESTART_COUNT:-0} + 1))):" \
     "Slurm now ends this script, writing '*** JOB $SLURM_JOB_ID ... CANCELLED ... DUE TO JOB" \
     "REQUEUE ***' (expected), and starts the job again, same id and results, after at least" \
     "${delay:-120} s (AuthInfo cred_expire on this cluster) once resources are free."
-  scontrol requeue "$SLURM_JOB_ID" || say "could not requeue job $SLURM_JOB_ID (not a batch job, or --no-requeue?)" >&2
+  trap 'exit 0' TERM  # the requeue ends this script with SIGTERM: not a stop request
+  scontrol requeue "$SLURM_JOB_ID" || {
+    trap on_stop TERM
+    say "could not requeue job $SLURM_JOB_ID (not a batch job, or --no-requeue?)" >&2
+  }
 }
 
 # ---- The runs -------------------------------------------------------------------------------
 npoints=$((${#nodes_list[@]} * ${#rpn_list[@]}))
 if [ "$in_slurm" = 1 ]; then
-  say "job $SLURM_JOB_ID: ${alloc_nodes} node(s), ${SLURM_CPUS_ON_NODE:-?} CPU(s) on this node;" \
+  say "job $SLURM_JOB_ID started $(date +%T) (restart ${SLURM_RESTART_COUNT:-0}):" \
+    "${alloc_nodes} node(s), ${SLURM_CPUS_ON_NODE:-?} CPU(s) on this node;" \
     "$npoints point(s): nodes (${nodes_list[*]}) x ranks per node (${rpn_list[*]}), $threads thread(s) per rank"
   for n in "${notes[@]}"; do say "$n"; done
   if [ "$npoints" = 1 ] && [ "$mode" != single ]; then

@@ -19,3 +19,13 @@ if(MINIAPP_PYTHON_HAS_MATPLOTLIB AND MINIAPP_PYTHON_HAS_H5PY)
   set_tests_properties(scripts.demo PROPERTIES LABELS "scripts;python" TIMEOUT 120 PROCESSORS 2
                        ENVIRONMENT "${MINIAPP_TEST_ENV}")
 endif()
+# The templates under a real Slurm on this machine (scripts/slurm-local.sh: munged, slurmctld,
+# slurmd): run.sbatch, a two-point weak sweep, sweep.sh submitted itself, and a time-limited job
+# that checkpoints, requeues and ends with the reference digest. Skipped (exit 77) only where
+# Slurm is not installed or the test is not root; it takes the whole machine.
+add_test(NAME scripts.slurm_real
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/slurm_real.sh ${CMAKE_CURRENT_BINARY_DIR}/slurm_real
+                 ${MINIAPP_EXE})
+set_tests_properties(scripts.slurm_real PROPERTIES LABELS "scripts;slurm" TIMEOUT 360
+                     PROCESSORS ${MINIAPP_NCORES} SKIP_RETURN_CODE 77
+                     ENVIRONMENT "${MINIAPP_TEST_ENV}")
