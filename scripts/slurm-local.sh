@@ -17,7 +17,8 @@
 # site's default is 120 s; here MINIAPP_SLURM_REQUEUE_DELAY, default 5 s).
 #
 # Environment: MINIAPP_SLURM_PORT (first of two free TCP ports to use, default 16817),
-# MINIAPP_SLURM_REQUEUE_DELAY (seconds, default 5).
+# MINIAPP_SLURM_REQUEUE_DELAY (seconds, default 5), MINIAPP_SLURM_TASK_PLUGIN (task/affinity;
+# task/none to see what a site without task binding does).
 # Exit status: 0 done; 1 a daemon did not start (its log is shown); 2 usage; 3 Slurm or munge
 # not installed; 4 not root.
 set -euo pipefail
@@ -141,7 +142,7 @@ SlurmctldLogFile=$dir/slurmctld.log
 SlurmdLogFile=$dir/slurmd.log
 # No cgroups (containers, CI): /proc process tracking, affinity binding of the tasks.
 ProctrackType=proctrack/linuxproc
-TaskPlugin=task/affinity
+TaskPlugin=${MINIAPP_SLURM_TASK_PLUGIN:-task/affinity}
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none

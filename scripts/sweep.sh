@@ -236,11 +236,12 @@ case "$launcher" in
   srun | mpiexec | mpirun) ;;
   *) die "MINIAPP_LAUNCHER must be srun, mpiexec or mpirun, got '$launcher'" ;;
 esac
-# Open MPI's mpiexec inside an allocation: each rank on its own THREADS cores.
+# Open MPI's mpiexec: inside an allocation each rank gets its own THREADS cores (PE=), and as
+# root (containers, CI) it must be told that root is meant.
 openmpi=0
-if [ "$launcher" != srun ] && [ "$in_slurm" = 1 ] &&
-  "$launcher" --version 2> /dev/null | grep -Eq 'Open MPI|OpenRTE'; then
+if [ "$launcher" != srun ] && "$launcher" --version 2> /dev/null | grep -Eq 'Open MPI|OpenRTE'; then
   openmpi=1
+  if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 fi
 user_maps=0
 [[ " ${launcher_args[*]} " =~ \ --(map-by|bind-to|cpus-per-proc|rankfile) ]] && user_maps=1
@@ -364,7 +365,7 @@ for nodes in "${nodes_list[@]}"; do
              --cpus-per-task="$threads" --hint=nomultithread "${launcher_args[@]}") ;;
       *)
         cmd=("$launcher" -n "$ranks")
-        if [ "$openmpi" = 1 ] && [ "$user_maps" = 0 ]; then
+        if [ "$openmpi" = 1 ] && [ "$in_slurm" = 1 ] && [ "$user_maps" = 0 ]; then
           cmd+=(--map-by "ppr:$rpn:node:PE=$threads" --bind-to core)
         fi
         cmd+=("${launcher_args[@]}") ;;
@@ -420,7 +421,9 @@ for nodes in "${nodes_list[@]}"; do
         "$(sed -n 's/.* stopped at step \([0-9]*\).*/\1/p' "$log" | tr '\n' ' ')); the report's" \
         "timings cover the last segment only"
     fi
-    if [ "$rc" = 0 ] && [[ "$result" == "RESULT VALID"* ]]; then
+    if [ "$rc" = 0 ] && [[ "$result" != "RESULT VALID"* ]] && compgen -G "$ckpt/checkpoint_*" > /dev/null; then
+      say "$name ended ${result:-without a RESULT line}: its checkpoints stay in $ckpt"
+    elif [ "$rc" = 0 ]; then
       if [ -d "$ckpt" ] && [ "$keep_ckpt" != 1 ]; then
         files=$(find "$ckpt" -maxdepth 1 -type f | wc -l)
         size=$(du -sh "$ckpt" | cut -f1)
