@@ -29,9 +29,12 @@ if [ -z "${MINIAPP_EXE:-}" ]; then
   cmake -S . -B "$MINIAPP_BUILD_DIR" -DCMAKE_BUILD_TYPE=Release > /dev/null
   # Progress: make's "[ NN%]" lines as they come, the rest kept in build.log.
   mkdir -p "$out"
-  cmake --build "$MINIAPP_BUILD_DIR" -j "$JOBS" 2>&1 | tee "$out/build.log" |
-    awk '/^\[ *[0-9]+%\] Building/ { sub(/ object .*CMakeFiles\/[^/]*\.dir\//, " "); print "  " $0; fflush() }' ||
+  cmake --build "$MINIAPP_BUILD_DIR" --target miniapp -j "$JOBS" 2>&1 | tee "$out/build.log" |
+    awk '/^\[ *[0-9]+%\] (Building|Linking)/ {
+           sub(/Building CXX object .*CMakeFiles\/[^/]*\.dir\//, "compiling "); sub(/\.o$/, "")
+           print "  " $0; fflush() }' ||
     { tail -n 30 "$out/build.log" >&2; exit 1; }
+  say "  built $MINIAPP_BIN (the tests as well: cmake --build $MINIAPP_BUILD_DIR)"
   exe=$MINIAPP_BIN
 else
   say "1-2/4 using MINIAPP_EXE=$MINIAPP_EXE (no install, no build)"
