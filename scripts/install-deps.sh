@@ -127,7 +127,7 @@ derive_deb_src() {
   if [ "$newline" = HAVE-DEB-SRC ]; then src_present=1 newline=""; fi
   return 0
 }
-. /etc/os-release
+[ -f /etc/os-release ] && . /etc/os-release
 codename=${MINIAPP_CODENAME:-${VERSION_CODENAME:-}}
 own=/etc/apt/sources.list.d/miniapp-deb-src
 other_sources=()

@@ -29,3 +29,6 @@ add_test(NAME scripts.slurm_real
 set_tests_properties(scripts.slurm_real PROPERTIES LABELS "scripts;slurm" TIMEOUT 360
                      PROCESSORS ${MINIAPP_NCORES} SKIP_RETURN_CODE 77
                      ENVIRONMENT "${MINIAPP_TEST_ENV}")
+# install-deps.sh's deb-src entries follow the apt sources it is given (--show-deb-src).
+add_test(NAME scripts.install_deb_src COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/install_deb_src.sh)
+set_tests_properties(scripts.install_deb_src PROPERTIES LABELS scripts TIMEOUT 60)
