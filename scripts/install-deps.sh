@@ -169,7 +169,7 @@ fi
 
 # ---- 2. Kokkos --------------------------------------------------------------------------------
 # A Kokkos install's configuration header says which backends it has.
-kokkos_config() { find "$1" -maxdepth 3 -name KokkosCore_config.h 2> /dev/null | head -n 1; }
+kokkos_config() { find "$1" -maxdepth 3 -name KokkosCore_config.h 2> /dev/null | head -n 1 || true; }
 has_parallel_backend() { grep -Eq '^#define KOKKOS_ENABLE_(OPENMP|THREADS|HPX)\b' "$1"; }
 
 step "step 2: Kokkos with a parallel host backend"
