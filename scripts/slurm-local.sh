@@ -22,6 +22,7 @@
 # Exit status: 0 done; 1 a daemon did not start (its log is shown); 2 usage; 3 Slurm or munge
 # not installed; 4 not root.
 set -euo pipefail
+PATH=$PATH:/usr/sbin:/sbin  # the daemons live there, often not on a user's PATH
 
 usage() { echo "usage: $0 start|stop|status DIR" >&2; exit 2; }
 [ $# = 2 ] || usage
