@@ -5,6 +5,8 @@
 if [ "$(id -u)" = 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
+# Cores for builds and ctest, counted before OMP_NUM_THREADS is set (nproc obeys it).
+: "${JOBS:=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)}"
 : "${OMP_NUM_THREADS:=1}"
 : "${OMP_PROC_BIND:=spread}"
 : "${OMP_PLACES:=threads}"
@@ -15,5 +17,21 @@ MINIAPP_BIN=${MINIAPP_BIN:-$MINIAPP_BUILD_DIR/miniapp/miniapp}
 # miniapp_build: configure and build (Release) into $MINIAPP_BUILD_DIR.
 miniapp_build() {
   cmake -S . -B "$MINIAPP_BUILD_DIR" -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build "$MINIAPP_BUILD_DIR" -j "${JOBS:-$(nproc)}"
+  cmake --build "$MINIAPP_BUILD_DIR" -j "$JOBS"
+}
+
+# miniapp_python: print the first of $MINIAPP_PYTHON, /usr/bin/python3 and python3 on PATH that
+# has numpy, h5py and matplotlib (the plotting scripts' modules); else print why and return 1.
+miniapp_python() {
+  local p
+  for p in "${MINIAPP_PYTHON:-}" /usr/bin/python3 "$(command -v python3 2> /dev/null)"; do
+    [ -n "$p" ] && [ -x "$p" ] || continue
+    if "$p" -c 'import numpy, h5py, matplotlib' 2> /dev/null; then
+      echo "$p"
+      return 0
+    fi
+  done
+  echo "no Python with numpy, h5py and matplotlib (tried ${MINIAPP_PYTHON:+$MINIAPP_PYTHON, }/usr/bin/python3, python3):" \
+    "apt-get install python3-numpy python3-h5py python3-matplotlib, or set MINIAPP_PYTHON"
+  return 1
 }

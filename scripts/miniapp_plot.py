@@ -3,7 +3,14 @@ use the same): a headless matplotlib, one figure style, and PNG saving with prov
 
     from miniapp_plot import plt, new_figure, save_png
 """
-import matplotlib
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from miniapp_python import ensure  # noqa: E402
+
+ensure("numpy", "matplotlib")
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")  # no display needed: batch nodes and CI have none
 import matplotlib.pyplot as plt  # noqa: E402  (after use())

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Plot `miniapp bench alltoall --csv` results: time ratio to native MPI_Alltoall vs block size.
 
     plot_alltoall.py SWEEP.csv [OUT.png]

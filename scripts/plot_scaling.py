@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Plot scaling efficiency and the per-phase time breakdown from miniapp JSON reports.
 
     scripts/plot_scaling.py RESULTS_DIR [--out DIR]

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Render one plane of a miniapp checkpoint to PNG.
 
 usage: plot_slice.py CHECKPOINT.h5 [--axis x|y|z] [--index N] [-o OUT.png]
@@ -10,9 +10,12 @@ import argparse
 import os
 import sys
 
-import h5py
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from miniapp_python import ensure  # noqa: E402
+
+ensure("numpy", "h5py", "matplotlib")
+import h5py  # noqa: E402
+
 import miniapp_plot as mp  # noqa: E402
 
 
