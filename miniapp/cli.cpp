@@ -91,7 +91,8 @@ ParseOutcome parse_command_line(int argc, char** argv) {
   // --help lists the options by capability, in the order of miniapp/README.md's table.
   const std::string kProblem = "Problem", kLayout = "Parallel layout", kHalo = "Halo exchange",
                     kBlocking = "Temporal blocking", kSpectral = "Spectral diagnostics",
-                    kCheckpoints = "Checkpoints and restart", kReport = "Validation and report";
+                    kCheckpoints = "Checkpoints and restart", kReport = "Validation and report",
+                    kExplain = "Explain";
   app.add_option("--grid", grid, "global cells NX NY NZ")->expected(3)->group(kProblem);
   app.add_option("--bc", bc, "boundary per dimension X Y Z: periodic|dirichlet|neumann")
       ->expected(3)
@@ -215,6 +216,18 @@ ParseOutcome parse_command_line(int argc, char** argv) {
                  "seconds between progress lines on rank 0; 0 = off; -1 = every 10 s in an "
                  "interactive terminal, off otherwise [s]")
       ->group(kReport);
+
+  app.add_flag("--explain", c.explain,
+               "print the plans this run executes (rank grid and why, neighbours, halo phases "
+               "with messages, bytes and pack shapes, deep-halo schedule, transposes), then run")
+      ->group(kExplain);
+  app.add_flag("--explain-only", c.explain_only, "print the plans and stop, running nothing")
+      ->group(kExplain);
+  app.add_option("--explain-ranks", c.explain_ranks,
+                 "with --explain-only: explain a run on N ranks (0 = this run's ranks)")
+      ->group(kExplain);
+  app.add_option("--explain-rank", c.explain_rank, "whose view the explanation takes")
+      ->group(kExplain);
 
   ParseOutcome out;
   try {

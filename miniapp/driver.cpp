@@ -11,6 +11,7 @@
 
 #include "affinity.hpp"
 #include "diagnostics.hpp"
+#include "explain.hpp"
 #include "mpi_utils.hpp"
 #include "preflight.hpp"
 #include "report.hpp"
@@ -144,7 +145,18 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
     config = restart->config;
   }
   const std::int64_t first_step = restart ? restart->meta.step : 0;
+  int nranks = 1;
+  MPI_Comm_size(comm, &nranks);
+  if (config.explain_only) {  // plans only: nothing is allocated, written or run
+    const int ranks = config.explain_ranks > 0 ? config.explain_ranks : nranks;
+    config.validate();
+    config.validate_for(ranks);
+    if (rank == 0) std::cout << explain(config, ranks, config.explain_rank) << std::flush;
+    return 0;
+  }
   const MemoryEstimate memory = preflight(config, comm);
+  if (config.explain && rank == 0)
+    std::cout << explain(config, nranks, config.explain_rank) << std::flush;
   preflight_checkpoints(config, comm);
   const std::optional<FaultPlan> fault = fault_from_environment(config, first_step, comm);
   if (rank == 0) {  // before the fields are allocated
@@ -167,8 +179,6 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
     std::cout.flush();
   }
 
-  int nranks = 1;
-  MPI_Comm_size(comm, &nranks);
   TimeStepper stepper(config.problem(), config.halo(), config.blocking(),
                       resolve_rank_grid(config, nranks), comm);
   if (restart) load_restart(*restart, stepper);

@@ -2,6 +2,7 @@
 //
 //   miniapp [options] [--config FILE.toml]     the diffusion run (see --help; driver.hpp)
 //   miniapp bench stencil|... [options]        benchmarks (see miniapp bench NAME --help)
+//   miniapp tune [options] [--budget SECONDS]  the fastest settings for a problem (tune.hpp)
 //
 // Exit status: 0 success (RESULT VALID or NOT VALIDATED, or INTERRUPTED: stopped by SIGTERM or
 // SIGUSR1 after writing a checkpoint), 1 RESULT INVALID, 2 bad input (one message from rank 0),
@@ -23,12 +24,18 @@
 #include "driver.hpp"
 #include "mpi_utils.hpp"
 #include "stop_signal.hpp"
+#include "tune.hpp"
 
 namespace {
 
 using namespace miniapp;
 
 int dispatch(int argc, char** argv, MPI_Comm comm, int rank) {
+  if (argc > 1 && std::strcmp(argv[1], "tune") == 0) {
+    std::string prog = "miniapp tune";
+    argv[1] = prog.data();
+    return tune(argc - 1, argv + 1, comm);
+  }
   if (argc > 1 && std::strcmp(argv[1], "bench") == 0) {
     const std::map<std::string, std::function<int(int, char**, MPI_Comm)>> benches{
         {"stencil", bench::stencil},   {"temporal", bench::temporal}, {"halo", bench::halo},

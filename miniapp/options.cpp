@@ -118,6 +118,12 @@ void Config::validate() const {
       "--expect-digest=" + expect_digest + " must be 16 hex digits (as printed after 'digest')");
   require(std::isfinite(progress) && (progress >= 0 || progress == -1),
           "--progress=" + str(progress) + " must be >= 0 seconds (0 = off) or -1 (auto)");
+  // The explain view
+  require(explain_ranks >= 0,
+          "--explain-ranks=" + str(explain_ranks) + " must be >= 0 (0 = the ranks of this run)");
+  require(explain_ranks == 0 || explain_only,
+          "--explain-ranks explains a run on another number of ranks: it needs --explain-only");
+  require(explain_rank >= 0, "--explain-rank=" + str(explain_rank) + " must be >= 0");
   // Spectral diagnostics
   require(spectral_every >= 0, "--spectral-every=" + str(spectral_every) + " must be >= 0");
   if (spectral_check || spectral_every > 0) {
@@ -173,6 +179,8 @@ void Config::validate() const {
 }
 
 void Config::validate_for(int nranks) const {
+  require(explain_rank < nranks, "--explain-rank=" + str(explain_rank) +
+                                     " is not a rank of a run on " + str(nranks) + " ranks");
   // Product of the fixed factors. It stops growing once above nranks (the check fails then
   // anyway): three factors up to 2^31 would overflow 64 bits. The message shows it in double.
   std::int64_t product = 1;

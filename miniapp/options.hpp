@@ -58,6 +58,12 @@ struct Config {
   std::string label;          ///< free text recorded in the report
   std::string command_line;   ///< the arguments as given, for the record
 
+  // The explain view (explain.hpp)
+  bool explain = false;       ///< print the plans before the run
+  bool explain_only = false;  ///< print the plans and stop
+  int explain_ranks = 0;      ///< explain a run on this many ranks (0 = this run's; --explain-only)
+  int explain_rank = 0;       ///< whose view
+
   // Pencil transposes, 3D FFT and spectral diagnostics
   TransposeKind transpose = TransposeKind::ZeroCopy;  ///< --transpose zerocopy|pack
   bool spectral_check = false;                        ///< compare with the exact spectral evolution

@@ -29,6 +29,17 @@ class Field {
                                           std::size_t(ext_[0]) * ext_[1] * ext_[2]);
   }
 
+  /// A field of this shape without storage, for plans that need only its extents. Not
+  /// collective.
+  static Field shape_only(const Box& owned, int halo) {
+    Field f;
+    f.owned_ = owned;
+    f.h_ = halo;
+    f.n_ = owned.extents();
+    for (int d = 0; d < 3; ++d) f.ext_[d] = f.n_[d] + 2 * halo;
+    return f;
+  }
+
   /// Linear offset of padded local cell (i, j, k).
   KOKKOS_INLINE_FUNCTION std::int64_t index(int i, int j, int k) const {
     return i + std::int64_t(ext_[0]) * (j + std::int64_t(ext_[1]) * k);

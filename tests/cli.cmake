@@ -327,3 +327,26 @@ set_property(TEST cli.result_valid_verify cli.input_small cli.progress_lines
                   cli.bad_toml_nan cli.bad_report_empty cli.bad_config_directory
                   cli.bad_config_fifo cli.bad_config_long_path
              APPEND PROPERTY LABELS sanitize)
+
+# ---- The explain view and the tuner: the plans the run executes, printed before it (or
+# instead of it), for any rank count; and the fastest settings written as a TOML input.
+# The original 2D design note's 4x4 case seen from rank 5, explained by one process.
+miniapp_add_cli_test(NAME explain_design_note RANKS 1 EXIT 0
+                     REGEX "rank 5 at \\(1,1,0\\) owns .256,512\\) x .256,512\\) x .0,1\\).*2 phase\\(s\\), 4 messages, 8224 B per exchange.*phase 1 \\(y\\):\n      y- to rank 4: 258 x 1 x 1 cells"
+                     ARGS --grid 1024 1024 1 --ranks 4 4 1 --explain-only --explain-ranks 16
+                          --explain-rank 5)
+set_tests_properties(cli.explain_design_note PROPERTIES FAIL_REGULAR_EXPRESSION "RESULT|binding|memory estimate")
+# --explain then runs: the bytes per step it explains are those the run reports.
+miniapp_add_cli_test(NAME explain_then_run EXIT 0
+                     REGEX "26 messages, 13824 B \\(13.5 KiB\\) per exchange; per step 13 messages, 6912 B.*redundant work.*6912/6912/6912 B per step.*RESULT NOT VALIDATED"
+                     ARGS --grid 16 12 10 --halo-width 2 --steps 4 --explain --stencil 27
+                          --halo neighbors26)
+miniapp_add_cli_test(NAME explain_spectral RANKS 1 EXIT 0
+                     REGEX "blocks = z-pencils: 6 x 5 x 9, 1D FFTs along z\n        -> all-to-all along x among 2 ranks.*blocks sent: \\(kept\\) 6 x 5 x 5, 6 x 5 x 4"
+                     ARGS --grid 12 10 9 --spectral-check --explain-only --explain-ranks 4)
+miniapp_add_cli_test(NAME bad_explain_ranks EXIT 2 ONCE
+                     REGEX "--explain-ranks explains a run on another number of ranks: it needs --explain-only"
+                     ARGS --explain-ranks 4)
+miniapp_add_cli_test(NAME bad_explain_rank EXIT 2 ONCE
+                     REGEX "--explain-rank=4 is not a rank of a run on 4 ranks"
+                     ARGS --explain-only --explain-ranks 4 --explain-rank 4)
