@@ -58,9 +58,9 @@ Box owned_box(const Index3& global, const Index3& dims, const Index3& c) {
 /// "6912 B", "13824 B (13.5 KiB)": exact, and readable when large.
 std::string bytes_text(std::int64_t bytes) {
   char buf[64];
-  if (bytes < 10 * 1024)
+  if (bytes < std::int64_t{10} * 1024)
     std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
-  else if (bytes < 10 * 1024 * 1024)
+  else if (bytes < std::int64_t{10} * 1024 * 1024)
     std::snprintf(buf, sizeof buf, "%lld B (%.1f KiB)", static_cast<long long>(bytes),
                   double(bytes) / 1024);
   else
