@@ -250,7 +250,7 @@ TEST(Checkpoint, RestartTakesTheFileSettingsAndRefusesConflicts) {
   EXPECT_TRUE(refused(c, "--kappa 1 1 1 differs"));
   c = fresh;
   c.given.insert("--dt");
-  EXPECT_TRUE(refused(c, "--dt 0.10000000000000001 differs"));
+  EXPECT_TRUE(refused(c, "--dt 0.1 differs from the checkpoint's 0.05;"));
   c = fresh;
   c.given.insert("--bc");
   EXPECT_TRUE(refused(c, "--bc periodic periodic periodic differs"));
