@@ -91,8 +91,9 @@ LoopOutcome run_time_loop(TimeStepper& stepper, const Config& config, std::int64
   std::int64_t& step = out.step;
 
   const auto write_checkpoint = [&] {
-    services.checkpoints.write(stepper.field(), make_checkpoint_meta(problem, step, decomp.dims()),
-                               decomp.comm());
+    services.checkpoints.write(
+        stepper.field(), make_checkpoint_meta(problem, step, decomp.dims(), config.halo_width),
+        decomp.comm());
   };
   // Spectra go to the CSV and, the latest one, into the following checkpoints.
   const auto record_spectrum = [&] {
@@ -153,6 +154,8 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
         "per node; %.4g GB available per node)\n",
         memory.bytes_per_rank / 1e6, memory.node_ranks, memory.available_bytes / 1e9);
     if (fault) std::printf("fault injection: MINIAPP_FAULT=%s\n", fault->text.c_str());
+    if (restart && !restart->note.empty())
+      std::printf("miniapp: note: %s\n", restart->note.c_str());
     std::fflush(stdout);
   }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "build_info.hpp"
 #include "text.hpp"
 
 namespace miniapp {
@@ -55,6 +56,8 @@ CheckpointOptions Config::checkpoint_options() const {
   o.tunables.cb_nodes = checkpoint_cb_nodes;
   o.tunables.cb_buffer = checkpoint_cb_buffer;
   o.tunables.cb_write = checkpoint_cb_write;
+  o.provenance.git_commit = build_info().git_commit;
+  o.provenance.command_line = command_line;
   return o;
 }
 

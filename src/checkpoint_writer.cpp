@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 #include <utility>
 #include <vector>
 
@@ -16,6 +17,16 @@ namespace miniapp {
 namespace {
 
 constexpr const char* kPrefix = "checkpoint_";
+
+/// The current time as ISO 8601 UTC, e.g. 2024-05-01T12:00:00Z.
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm t{};
+  gmtime_r(&now, &t);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &t);
+  return buf;
+}
 
 }  // namespace
 
@@ -43,6 +54,13 @@ void CheckpointWriter::write(const Field& u, CheckpointMeta meta, MPI_Comm comm)
   try {
     ScopedTimer timer(seconds, "miniapp::checkpoint::write");
     meta.digest = summarize(u, meta.problem.grid, comm).digest;
+    // Every rank writes the same attributes: rank 0's clock gives the time.
+    meta.provenance.git_commit = options_.provenance.git_commit;
+    meta.provenance.command_line = options_.provenance.command_line;
+    char when[32] = {};
+    if (rank == 0) utc_now().copy(when, sizeof when - 1);
+    mpi_check(MPI_Bcast(when, int(sizeof when), MPI_CHAR, 0, comm), "MPI_Bcast(time)");
+    meta.provenance.created_utc = when;
     // The directory may not exist yet, e.g. for a checkpoint written on a stop signal alone.
     all_or_none<CheckpointError>(comm, kAgreementGraceSeconds, [&] {
       if (rank == 0) make_dirs(dir);

@@ -33,6 +33,9 @@ struct CheckpointOptions {
   int keep = 2;                     ///< complete checkpoints kept; older ones are deleted
   CheckpointTunables tunables;
   BeforeWrite before_write;  ///< called on each rank before its share of the field write
+  /// Stored in every checkpoint: git commit and command line of the run (the writer adds the
+  /// version and the time of each write).
+  CheckpointProvenance provenance;
 };
 
 /// Time and size of the checkpoints written by one CheckpointWriter.
@@ -51,9 +54,10 @@ class CheckpointWriter {
  public:
   explicit CheckpointWriter(CheckpointOptions options);
 
-  /// Write u as the checkpoint of `meta.step` (the digest is computed here): .tmp, flush,
-  /// fsync, rename, sidecar, prune. Collective over comm; fences. Throws CheckpointError on
-  /// every rank on failure (the previous checkpoints stay as they were).
+  /// Write u as the checkpoint of `meta.step` (the digest, the provenance and the time of
+  /// writing are filled in here): .tmp, flush, fsync, rename, sidecar, prune.
+  /// Collective over comm; fences. Throws CheckpointError on every rank on failure (the previous
+  /// checkpoints stay as they were).
   void write(const Field& u, CheckpointMeta meta, MPI_Comm comm);
 
   const CheckpointStats& stats() const { return stats_; }
