@@ -286,6 +286,17 @@ std::string xdmf(const CheckpointMeta& m, const std::string& h5_name) {
          grid_xml(m, h5_name, "  ") + " </Domain>\n</Xdmf>\n";
 }
 
+std::string xdmf_time_series(const std::vector<TimeSeriesEntry>& entries) {
+  std::string grids;
+  for (const TimeSeriesEntry& e : entries) grids += grid_xml(e.meta, e.h5_name, "   ");
+  return "<?xml version=\"1.0\" ?>\n<!-- miniapp checkpoints as a time series: one grid per kept "
+         "checkpoint, at its time.\n     ParaView: open with the reader \"XDMF Reader (T)\" "
+         "(Xdmf3ReaderT), which reads a\n     temporal collection as time steps. -->\n"
+         "<Xdmf Version=\"3.0\">\n <Domain>\n  <Grid Name=\"miniapp\" GridType=\"Collection\" "
+         "CollectionType=\"Temporal\">\n" +
+         grids + "  </Grid>\n </Domain>\n</Xdmf>\n";
+}
+
 // ---- public API -------------------------------------------------------------------------------
 
 CheckpointMeta make_checkpoint_meta(const Problem& problem, std::int64_t step, const Index3& ranks,

@@ -21,7 +21,8 @@
 //                         "digest = <digest>\n", 16 hex digits).
 //                         Strings are variable-length UTF-8 (h5py returns str). Per-dimension
 //                         attributes are in x, y, z order, as on the command line.
-//   checkpoint_SSSSSSSSSS.xmf   XDMF sidecar (xdmf()): ParaView/VisIt open the .xmf directly.
+//   checkpoint_SSSSSSSSSS.xmf   XDMF sidecar of one file (xdmf()); checkpoints.xmf lists every
+//                         kept checkpoint as a temporal collection (xdmf_time_series()).
 //
 // Writing is collective (MPI-IO driver, collective transfers): every rank selects its owned
 // block as a hyperslab of the file dataspace and its interior as a hyperslab of its padded
@@ -155,5 +156,15 @@ std::string probe_checkpoint_file(const std::string& path, CheckpointMeta& meta)
 /// The XDMF sidecar that lets ParaView/VisIt read the field of `h5_name` (a file name in the
 /// same directory) described by meta. Not collective.
 std::string xdmf(const CheckpointMeta& meta, const std::string& h5_name);
+
+/// One checkpoint of a time series: its metadata and its file name (in the same directory).
+struct TimeSeriesEntry {
+  CheckpointMeta meta;
+  std::string h5_name;
+};
+
+/// An XDMF temporal collection of the checkpoints in `entries` (oldest first), each at its
+/// time: ParaView's Xdmf3ReaderT (and VisIt) read it as one field over time. Not collective.
+std::string xdmf_time_series(const std::vector<TimeSeriesEntry>& entries);
 
 }  // namespace miniapp

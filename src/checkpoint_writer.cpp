@@ -41,6 +41,22 @@ std::string latest_checkpoint(const std::string& dir) {
   return steps.empty() ? "" : checkpoint_path(dir, steps.back());
 }
 
+std::string time_series_path(const std::string& dir) {
+  return (dir.empty() ? std::string(".") : dir) + "/checkpoints.xmf";
+}
+
+std::string time_series_of(const std::string& dir) {
+  std::vector<TimeSeriesEntry> entries;
+  for (const std::int64_t step : numbers_in(dir, kPrefix, ".h5")) {
+    TimeSeriesEntry e;
+    const std::string path = checkpoint_path(dir, step);
+    if (!probe_checkpoint_file(path, e.meta).empty()) continue;  // not ours to show
+    e.h5_name = base_of(path);
+    entries.push_back(std::move(e));
+  }
+  return xdmf_time_series(entries);
+}
+
 CheckpointWriter::CheckpointWriter(CheckpointOptions options) : options_(std::move(options)) {}
 
 void CheckpointWriter::write(const Field& u, CheckpointMeta meta, MPI_Comm comm) {
@@ -74,6 +90,7 @@ void CheckpointWriter::write(const Field& u, CheckpointMeta meta, MPI_Comm comm)
       rename_durably(tmp, path);
       write_text_durably(path.substr(0, path.size() - 3) + ".xmf", xdmf(meta, base_of(path)));
       keep_newest(dir, kPrefix, {".h5", ".xmf"}, options_.keep, meta.step);
+      write_text_durably(time_series_path(dir), time_series_of(dir));
     });
   } catch (const CheckpointError& e) {
     throw CheckpointError("writing the checkpoint of step " + str(meta.step) + " failed: " +

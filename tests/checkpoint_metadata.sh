@@ -4,7 +4,8 @@
 # restart takes every setting from the file, passes --verify and --spectral-check (RESULT
 # VALID) and reaches the uninterrupted digest. The same --sine-mode given again is accepted, a
 # different one refused. Then h5py reads the file as documented (str attributes, units,
-# coefficients, provenance) and recomputes run_digest independently.
+# coefficients, provenance) and recomputes run_digest independently, and the time series
+# checkpoints.xmf lists the kept checkpoints at their times.
 source "$(dirname "$0")/checkpoint_lib.sh"
 P=(--grid 16 12 10 --init sine --sine-mode 2 1 3 --kappa 1 0.5 0.25 --dt 0.1 --spacing 1 1 1)
 C=(--verify --spectral-check)
@@ -30,14 +31,15 @@ grep -q -- "--sine-mode 1 1 1 differs from the checkpoint's 2 1 3" <<< "$out" ||
   { printf '%s\n' "$out"; fail "no message naming --sine-mode"; }
 echo "ok: a wrong --sine-mode on restart is refused"
 
-"${MINIAPP_PYTHON:?}" - "$file" <<'PY'
+"${MINIAPP_PYTHON:?}" - "$file" "$WORK/c" <<'PY'
 import re
 import sys
+import xml.etree.ElementTree as ET
 
 import h5py
 import numpy as np
 
-path = sys.argv[1]
+path, cdir = sys.argv[1], sys.argv[2]
 with h5py.File(path) as f:
     a = dict(f.attrs)
     axis_order = f["field"].attrs["axis_order"]
@@ -73,4 +75,13 @@ for byte in (a["run_definition"] + "digest = " + a["digest"] + "\n").encode():
 assert f"{h:016x}" == a["run_digest"], (f"{h:016x}", a["run_digest"])
 print("ok: h5py reads str attributes, units, coefficients, provenance; run_digest recomputed")
 
+# The time series: every kept checkpoint (10 and 20) at its time, in a temporal collection.
+root = ET.parse(f"{cdir}/checkpoints.xmf").getroot()
+coll = root.find("Domain/Grid")
+assert coll.get("GridType") == "Collection" and coll.get("CollectionType") == "Temporal"
+times = [float(g.find("Time").get("Value")) for g in coll.findall("Grid")]
+files = [g.find("Attribute/DataItem").text for g in coll.findall("Grid")]
+assert times == [1.0, 2.0], times
+assert files == ["checkpoint_0000000010.h5:/field", "checkpoint_0000000020.h5:/field"], files
+print(f"ok: checkpoints.xmf lists {files} at times {times}")
 PY

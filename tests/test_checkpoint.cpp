@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "checkpoint_file.hpp"
@@ -15,8 +17,10 @@
 #include "decomposition.hpp"
 #include "diagnostics.hpp"
 #include "driver.hpp"
+#include "durable_dir.hpp"
 #include "restart.hpp"
 #include "test_support.hpp"
+#include "text.hpp"
 
 namespace miniapp::test {
 namespace {
@@ -303,6 +307,16 @@ TEST(Checkpoint, WriterKeepsTheNewestKCompleteFiles) {
       EXPECT_EQ(meta.digest, digest);
       EXPECT_EQ(meta.provenance.command_line, "miniapp --checkpoint-every 1");
       EXPECT_EQ(meta.provenance.created_utc.size(), 20u) << meta.provenance.created_utc;
+      // The time series lists exactly the kept checkpoints, each at its time.
+      std::ifstream in(time_series_path(dir));
+      const std::string series((std::istreambuf_iterator<char>(in)), {});
+      EXPECT_NE(series.find("CollectionType=\"Temporal\""), std::string::npos);
+      for (int step = 1; step <= 4; ++step) {
+        const std::string name = base_of(checkpoint_path(dir, step)) + ":/field";
+        EXPECT_EQ(series.find(name) != std::string::npos, step >= 3) << name;
+        const std::string time = "<Time Value=\"" + str(step * c.dt) + "\"/>";
+        EXPECT_EQ(series.find(time) != std::string::npos, step >= 3) << time;
+      }
     }
   }
   remove_dir(dir);
