@@ -22,6 +22,17 @@ std::string fmt(double v, const char* f = "%.6g") {
   return buf;
 }
 
+/// Bytes in the largest decimal unit that keeps the number at or above 1: "15.4 kB", "1.2 GB".
+std::string bytes_text(double bytes) {
+  const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+  int u = 0;
+  while (bytes >= 1000 && u < 5) {
+    bytes /= 1000;
+    ++u;
+  }
+  return fmt(bytes, u == 0 ? "%.0f" : "%.3g") + " " + units[u];
+}
+
 /// The whole text of a (small) input file, "" when there is none.
 std::string read_text_file(const std::string& path) {
   if (path.empty()) return "";
@@ -129,11 +140,11 @@ void print_report(std::ostream& os, const RunReport& r) {
   if (!r.restart_path.empty())
     os << "  restart       from " << r.restart_path << " at step " << r.restart_step << "\n";
   if (r.checkpoints.count > 0)
-    os << "  checkpoints   " << r.checkpoints.count << " x "
-       << fmt(r.checkpoints.bytes / 1e6, "%.1f") << " MB in " << c.checkpoint_dir << ": "
+    os << "  checkpoints   " << r.checkpoints.count << " x " << bytes_text(r.checkpoints.bytes)
+       << " in " << c.checkpoint_dir << ": "
        << fmt(r.checkpoints.seconds_total / r.checkpoints.count, "%.4f") << " s each (max "
-       << fmt(r.checkpoints.seconds_max, "%.4f") << " s), " << fmt(r.checkpoints.gbps(), "%.3f")
-       << " GB/s write\n";
+       << fmt(r.checkpoints.seconds_max, "%.4f") << " s), "
+       << bytes_text(r.checkpoints.gbps() * 1e9) << "/s write\n";
   os << "  memory        peak RSS " << fmt(r.peak_rss.min / 1e6, "%.1f") << "/"
      << fmt(r.peak_rss.max / 1e6, "%.1f") << " MB per rank (min/max); estimate "
      << fmt(r.memory_estimate.bytes_per_rank / 1e6, "%.3g")
@@ -152,8 +163,10 @@ void print_report(std::ostream& os, const RunReport& r) {
 
   // The figure of merit, always next to its verdict.
   const Validation& v = r.validation;
+  int width = 8;  // the names in a column, two spaces after the longest
+  for (const Check& c : v.checks) width = std::max(width, int(c.name.size()) + 2);
   for (const Check& c : v.checks)
-    os << "  check " << std::left << std::setw(8) << c.name << std::right
+    os << "  check " << std::left << std::setw(width) << c.name << std::right
        << (c.passed ? "passed: " : "FAILED: ") << c.detail << "\n";
   os << "FOM " << fmt(r.fom.cell_updates_per_second, "%.4e") << " cell updates/s ("
      << fmt(r.fom.cell_updates_per_second_per_node, "%.4e") << " per node, " << r.fom.nodes

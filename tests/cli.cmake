@@ -161,6 +161,9 @@ miniapp_add_cli_test(NAME spectral_check_2x2x2 RANKS 8 EXIT 0 REGEX "SPECTRAL CH
 miniapp_add_cli_test(NAME spectral_input RANKS 2 EXIT 0 REGEX "SPECTRAL CHECK PASSED"
                      ARGS --config ${INPUTS}/spectral.toml --grid 16 12 10 --steps 20
                           --spectrum-file spectral_input.csv)
+# The check's name fits its column ("check spectralpassed:" before).
+miniapp_add_cli_test(NAME spectral_check_column EXIT 0 REGEX "^  check spectral  passed: error"
+                     ARGS --grid 12 10 9 --steps 4 --spectral-check)
 miniapp_add_cli_test(NAME bad_spectral_bc EXIT 2 ONCE
                      REGEX "--spectral-check needs periodic boundaries in every dimension; y is dirichlet"
                      ARGS --spectral-check --bc periodic dirichlet periodic)
