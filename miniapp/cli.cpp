@@ -35,6 +35,26 @@ CLI::Validator choice_of(const NameTable<E, N>& table) {
   return CLI::CheckedTransformer(names, CLI::ignore_case).description("");
 }
 
+/// Integers are decimal, whatever their leading zeros: CLI11 2.1 converts with base 0, so
+/// "--grid 010" was 8 (octal) and "0x10" was 16. This transform runs before the conversion,
+/// refuses anything but an optional sign and decimal digits, and drops the leading zeros.
+CLI::Validator decimal_integer() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const std::size_t start = !text.empty() && (text[0] == '+' || text[0] == '-') ? 1 : 0;
+        if (start == text.size() ||
+            text.find_first_not_of("0123456789", start) != std::string::npos)
+          return text + " is not a decimal integer";
+        const std::size_t first = text.find_first_not_of('0', start);
+        if (first == std::string::npos)
+          text = "0";
+        else
+          text = (text[0] == '-' ? "-" : "") + text.substr(first);
+        return "";
+      },
+      "");
+}
+
 /// CLI11 2.1 reads 64-bit integers with strtoll/strtoull and keeps the saturated value of a
 /// number out of range ("--steps 9223372036854775808" ran 2^63-1 steps) and the wrapped value of
 /// a negative unsigned one ("--seed -1" became 2^64-1). This check sees the text before the
@@ -46,9 +66,9 @@ CLI::Validator fits_64_bits(bool is_unsigned) {
         char* end = nullptr;
         if (is_unsigned) {
           if (text.find('-') != std::string::npos) return text + " must not be negative";
-          (void)std::strtoull(text.c_str(), &end, 0);
+          (void)std::strtoull(text.c_str(), &end, 10);
         } else {
-          (void)std::strtoll(text.c_str(), &end, 0);
+          (void)std::strtoll(text.c_str(), &end, 10);
         }
         if (errno == ERANGE)
           return text + " does not fit a " + (is_unsigned ? "64-bit unsigned" : "64-bit") +
@@ -105,6 +125,11 @@ ParseOutcome parse_command_line(int argc, char** argv) {
   app.add_option("--dt", c.dt, "time step [s]")->group(kProblem);
   app.add_option("--spacing", spacing, "cell size DX DY DZ [m]")->expected(3)->group(kProblem);
   app.add_option("--steps", c.steps, "number of time steps")
+      ->check(fits_64_bits(false))
+      ->group(kProblem);
+  app.add_option("--max-steps", c.max_steps,
+                 "sanity bound: refuse --steps above this (a typo or an overflowed script "
+                 "variable); raise it for a longer run")
       ->check(fits_64_bits(false))
       ->group(kProblem);
   app.add_option("--init", c.init, "initial field: random|sine|gaussian")
@@ -228,6 +253,14 @@ ParseOutcome parse_command_line(int argc, char** argv) {
       ->group(kExplain);
   app.add_option("--explain-rank", c.explain_rank, "whose view the explanation takes")
       ->group(kExplain);
+
+  // Every integer option reads decimal digits only (decimal_integer runs before the checks).
+  for (const char* name :
+       {"--grid", "--steps", "--max-steps", "--seed", "--sine-mode", "--ranks", "--stencil",
+        "--halo-width", "--tile", "--spectral-every", "--checkpoint-every", "--checkpoint-keep",
+        "--checkpoint-alignment", "--checkpoint-cb-nodes", "--checkpoint-cb-buffer", "--warmup",
+        "--explain-ranks", "--explain-rank"})
+    app.get_option(name)->transform(decimal_integer());
 
   ParseOutcome out;
   try {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "build_info.hpp"
 #include "text.hpp"
 
 namespace miniapp {
@@ -12,6 +13,17 @@ namespace {
 
 void require(bool ok, const std::string& message) {
   if (!ok) throw ConfigError(message);
+}
+
+/// A duration in the largest unit that keeps it above 1: "3.2 h", "146000 years".
+std::string duration_text(double seconds) {
+  const struct {
+    double size;
+    const char* name;
+  } units[] = {{365.25 * 86400, "years"}, {86400, "days"}, {3600, "h"}, {60, "min"}, {1, "s"}};
+  for (const auto& u : units)
+    if (seconds >= u.size) return str(std::round(seconds / u.size * 10) / 10) + " " + u.name;
+  return str(std::round(seconds * 1e3) / 1e3) + " s";
 }
 
 }  // namespace
@@ -44,6 +56,8 @@ CheckpointOptions Config::checkpoint_options() const {
   o.tunables.cb_nodes = checkpoint_cb_nodes;
   o.tunables.cb_buffer = checkpoint_cb_buffer;
   o.tunables.cb_write = checkpoint_cb_write;
+  o.provenance.git_commit = build_info().git_commit;
+  o.provenance.command_line = command_line;
   return o;
 }
 
@@ -77,6 +91,14 @@ void Config::validate() const {
   require(std::isfinite(dt) && dt > 0, "--dt=" + str(dt) + " must be finite and > 0");
   require(std::isfinite(bc_value), "--bc-value=" + str(bc_value) + " must be finite");
   require(steps >= 0, "--steps=" + str(steps) + " must be >= 0");
+  require(max_steps >= 1, "--max-steps=" + str(max_steps) + " must be >= 1");
+  // A mistyped or overflowed step count must not hold a node for ever: refuse it up front.
+  require(steps <= max_steps,
+          "--steps=" + str(steps) + " is above --max-steps=" + str(max_steps) +
+              ", a sanity bound against a typo or an overflowed script variable (even at a "
+              "million steps per second it would run for " +
+              duration_text(double(steps) * 1e-6) + "); give --max-steps " + str(steps) +
+              " to run that long");
   require(halo_width >= 1,
           "--halo-width=" + str(halo_width) + " is below the stencil radius 1 (must be >= 1)");
 

@@ -34,6 +34,7 @@ struct Config {
   double dt = 0.1;                               ///< time step [s]
   std::array<double, 3> spacing{1.0, 1.0, 1.0};  ///< cell size per dimension [m]
   std::int64_t steps = 100;                      ///< time steps
+  std::int64_t max_steps = 1000000000;           ///< sanity bound on --steps
   InitKind init = InitKind::Random;
   std::uint64_t seed = 42;    ///< random init seed
   Index3 sine_mode{1, 1, 1};  ///< wavenumbers of --init sine

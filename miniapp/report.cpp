@@ -22,6 +22,17 @@ std::string fmt(double v, const char* f = "%.6g") {
   return buf;
 }
 
+/// Bytes in the largest decimal unit that keeps the number at or above 1: "15.4 kB", "1.2 GB".
+std::string bytes_text(double bytes) {
+  const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+  int u = 0;
+  while (bytes >= 1000 && u < 5) {
+    bytes /= 1000;
+    ++u;
+  }
+  return fmt(bytes, u == 0 ? "%.0f" : "%.3g") + " " + units[u];
+}
+
 /// The whole text of a (small) input file, "" when there is none.
 std::string read_text_file(const std::string& path) {
   if (path.empty()) return "";
@@ -43,7 +54,8 @@ RunReport make_report(const RunPieces& p) {
   r.dims_chosen = p.config.ranks != r.dims;
   r.nranks = stepper.decomposition().size();
   r.threads = Exec().concurrency();
-  r.steps = p.loop.step - p.loop.first_step;
+  r.first_step = p.loop.first_step;
+  r.last_step = p.loop.step;
   const PhaseTimes& t = stepper.times();
   const HaloCounters& h = stepper.halo().counters();
   r.loop = reduce_stat(p.loop.seconds, comm);
@@ -54,8 +66,9 @@ RunReport make_report(const RunPieces& p) {
   r.unpack = reduce_stat(h.unpack, comm);
   r.boundary = reduce_stat(h.boundary, comm);
   // Rates count only the timed steps: the first config.warmup steps of this launch are not.
-  const std::int64_t warmup = std::min<std::int64_t>(r.config.warmup, r.steps);
-  const double steps = r.steps - warmup > 0 ? double(r.steps - warmup) : 1.0;
+  const std::int64_t ran = r.launch_steps();
+  const std::int64_t warmup = std::min<std::int64_t>(r.config.warmup, ran);
+  const double steps = ran - warmup > 0 ? double(ran - warmup) : 1.0;
   r.messages_per_step = reduce_stat(double(h.messages) / steps, comm);
   r.bytes_per_step = reduce_stat(double(h.bytes) / steps, comm);
   r.redundant_per_step = reduce_stat(double(t.redundant) / steps, comm);
@@ -63,18 +76,18 @@ RunReport make_report(const RunPieces& p) {
   r.refill = reduce_stat(t.refill, comm);
   r.start = reduce_stat(h.start, comm);
   const double cells = double(r.config.grid[0]) * r.config.grid[1] * r.config.grid[2];
-  r.cell_updates_per_second = r.loop.max > 0 ? cells * double(r.steps - warmup) / r.loop.max : 0.0;
+  r.cell_updates_per_second = r.loop.max > 0 ? cells * double(ran - warmup) / r.loop.max : 0.0;
   r.summary = p.summary;
   r.verification = p.verification;
+  r.spectral_check = p.spectral_check;
   r.build = build_info();
-  r.fom = figure_of_merit(cells, warmup, r.steps - warmup, r.loop.max, count_nodes(comm));
+  r.fom = figure_of_merit(cells, warmup, ran - warmup, r.loop.max, count_nodes(comm));
   r.peak_rss = reduce_stat(peak_resident_bytes(), comm);
   r.bindings = p.bindings;
   r.binding_warnings = p.binding_warnings;
   r.validation = p.validation;
   r.checkpoints = p.checkpoints;
   r.restart_path = p.restart_path;
-  r.restart_step = p.restart_path.empty() ? 0 : p.loop.first_step;
   r.interruption = p.loop.interruption;
   r.memory_estimate = p.memory;
   return r;
@@ -92,7 +105,7 @@ void print_report(std::ostream& os, const RunReport& r) {
      << (r.dims_chosen ? " (chosen: smallest halo surface)" : " (as given)") << ", " << r.threads
      << " thread(s) per rank\n";
   os << "  coefficients  ax=" << fmt(a.ax) << " ay=" << fmt(a.ay) << " az=" << fmt(a.az)
-     << " (dt=" << fmt(c.dt) << " s), init " << to_string(c.init) << ", " << r.steps << " steps\n";
+     << " (dt=" << fmt(c.dt) << " s), init " << to_string(c.init) << ", " << c.steps << " steps\n";
   os << "  halo          " << to_string(c.halo_mode) << " ("
      << (c.halo_mode == HaloMode::NeighborColl ? "subarray datatypes"
                                                : std::string("pack ") + to_string(c.pack))
@@ -127,13 +140,15 @@ void print_report(std::ostream& os, const RunReport& r) {
      << fmt(r.summary.l2, "%.17g") << "  min " << fmt(r.summary.min, "%.6g") << "  max "
      << fmt(r.summary.max, "%.6g") << "\n";
   if (!r.restart_path.empty())
-    os << "  restart       from " << r.restart_path << " at step " << r.restart_step << "\n";
+    os << "  restart       from " << r.restart_path << " at step " << r.first_step
+       << ": this launch ran steps " << r.first_step << " to " << r.last_step
+       << " of the run's 0 to " << c.steps << "\n";
   if (r.checkpoints.count > 0)
-    os << "  checkpoints   " << r.checkpoints.count << " x "
-       << fmt(r.checkpoints.bytes / 1e6, "%.1f") << " MB in " << c.checkpoint_dir << ": "
+    os << "  checkpoints   " << r.checkpoints.count << " x " << bytes_text(r.checkpoints.bytes)
+       << " in " << c.checkpoint_dir << ": "
        << fmt(r.checkpoints.seconds_total / r.checkpoints.count, "%.4f") << " s each (max "
-       << fmt(r.checkpoints.seconds_max, "%.4f") << " s), " << fmt(r.checkpoints.gbps(), "%.3f")
-       << " GB/s write\n";
+       << fmt(r.checkpoints.seconds_max, "%.4f") << " s), "
+       << bytes_text(r.checkpoints.gbps() * 1e9) << "/s write\n";
   os << "  memory        peak RSS " << fmt(r.peak_rss.min / 1e6, "%.1f") << "/"
      << fmt(r.peak_rss.max / 1e6, "%.1f") << " MB per rank (min/max); estimate "
      << fmt(r.memory_estimate.bytes_per_rank / 1e6, "%.3g")
@@ -148,18 +163,33 @@ void print_report(std::ostream& os, const RunReport& r) {
        << " (tolerance " << fmt(r.verification.tolerance, "%.1e") << ")\n";
     os << (r.verification.passed ? "VERIFICATION PASSED\n" : "VERIFICATION FAILED\n");
   }
+  if (const std::optional<SpectralCheckResult>& sc = r.spectral_check) {
+    os << "  spectral      max |u - exact| = " << fmt(sc->max_error, "%.3e") << ", L2 (rms) "
+       << fmt(sc->l2_error, "%.3e") << ", max |imag| " << fmt(sc->max_imag, "%.3e")
+       << " (tolerance " << fmt(sc->tolerance, "%.1e") << ")\n";
+    os << (sc->passed ? "SPECTRAL CHECK PASSED\n" : "SPECTRAL CHECK FAILED\n");
+  }
   os << "digest " << digest_hex(r.summary.digest) << "\n";
 
   // The figure of merit, always next to its verdict.
   const Validation& v = r.validation;
+  int width = 8;  // the names in a column, two spaces after the longest
+  for (const Check& c : v.checks) width = std::max(width, int(c.name.size()) + 2);
   for (const Check& c : v.checks)
-    os << "  check " << std::left << std::setw(8) << c.name << std::right
+    os << "  check " << std::left << std::setw(width) << c.name << std::right
        << (c.passed ? "passed: " : "FAILED: ") << c.detail << "\n";
   os << "FOM " << fmt(r.fom.cell_updates_per_second, "%.4e") << " cell updates/s ("
      << fmt(r.fom.cell_updates_per_second_per_node, "%.4e") << " per node, " << r.fom.nodes
      << " node(s); " << r.fom.timed_steps << " timed steps after " << r.fom.warmup_steps
-     << " warm-up)"
-     << (v.verdict == Verdict::Valid         ? ""
+     << " warm-up"
+     << (r.whole_run() ? ""
+                       : "; steps " + std::to_string(r.first_step) + " to " +
+                             std::to_string(r.last_step) + " of " + std::to_string(c.steps))
+     << ")"
+     << (v.verdict == Verdict::Valid && !r.whole_run()
+             ? " -- the last segment of a restarted run: its answer is valid, its FOM times "
+               "this segment only"
+         : v.verdict == Verdict::Valid       ? ""
          : v.verdict == Verdict::Invalid     ? " -- INVALID, does not count"
          : v.verdict == Verdict::Interrupted ? " -- INTERRUPTED (partial run), does not count"
                                              : " -- not validated")
@@ -188,7 +218,8 @@ std::string report_json(const RunReport& r) {
                  {"dt", c.dt},
                  {"spacing", c.spacing},
                  {"coefficients", {a.ax, a.ay, a.az}},
-                 {"steps", r.steps},
+                 {"steps", c.steps},
+                 {"max_steps", c.max_steps},
                  {"init", to_string(c.init)},
                  {"seed", c.seed},
                  {"halo_width", c.halo_width},
@@ -205,7 +236,27 @@ std::string report_json(const RunReport& r) {
                  {"overlap", c.overlap},
                  {"temporal_blocking", c.temporal_blocking},
                  {"tile", c.tile},
-                 {"two_d", c.two_d()}};
+                 {"two_d", c.two_d()},
+                 {"spectral_check", c.spectral_check},
+                 {"spectral_every", c.spectral_every},
+                 {"spectrum_file", c.spectrum_file},
+                 {"transpose", to_string(c.transpose)},
+                 {"checkpoint_every", c.checkpoint_every},
+                 {"checkpoint_dir", c.checkpoint_dir},
+                 {"checkpoint_keep", c.checkpoint_keep},
+                 {"checkpoint_layout", c.checkpoint_layout},
+                 {"checkpoint_alignment", c.checkpoint_alignment},
+                 {"checkpoint_cb_nodes", c.checkpoint_cb_nodes},
+                 {"checkpoint_cb_buffer", c.checkpoint_cb_buffer},
+                 {"checkpoint_cb_write", c.checkpoint_cb_write},
+                 {"restart", r.restart_path.empty()
+                                 ? json(nullptr)
+                                 : json{{"path", r.restart_path}, {"from_step", r.first_step}}}};
+  // Which part of the run this launch computed: steps from_step..to_step of 0..config.steps.
+  j["segment"] = {{"from_step", r.first_step},
+                  {"to_step", r.last_step},
+                  {"steps", r.launch_steps()},
+                  {"whole_run", r.whole_run()}};
   j["nranks"] = r.nranks;
   j["threads_per_rank"] = r.threads;
   j["timings_seconds"] = {{"loop", stat(r.loop)},         {"stencil", stat(r.stencil)},
@@ -222,7 +273,6 @@ std::string report_json(const RunReport& r) {
                 {"l2", r.summary.l2},
                 {"min", r.summary.min},
                 {"max", r.summary.max}};
-  if (!r.restart_path.empty()) j["restart"] = {{"path", r.restart_path}, {"step", r.restart_step}};
   if (r.checkpoints.count > 0)
     j["checkpoints"] = {{"count", r.checkpoints.count},
                         {"bytes_each", r.checkpoints.bytes},
@@ -243,6 +293,12 @@ std::string report_json(const RunReport& r) {
     j["verification"] = {{"passed", r.verification.passed},
                          {"max_error", r.verification.max_error},
                          {"tolerance", r.verification.tolerance}};
+  if (const std::optional<SpectralCheckResult>& sc = r.spectral_check)
+    j["spectral_check"] = {{"passed", sc->passed},
+                           {"max_error", sc->max_error},
+                           {"l2_error", sc->l2_error},
+                           {"max_imag", sc->max_imag},
+                           {"tolerance", sc->tolerance}};
 
   j["schema_version"] = kReportSchemaVersion;
   j["label"] = c.label;

@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -38,6 +39,7 @@ struct RunPieces {
   const LoopOutcome& loop;
   const FieldSummary& summary;  ///< of the final field
   const Verification& verification;
+  const std::optional<SpectralCheckResult>& spectral_check;  ///< with --spectral-check
   const Validation& validation;
   const CheckpointStats& checkpoints;
   const std::string& restart_path;  ///< "" for a fresh start
@@ -52,7 +54,8 @@ struct RunReport {
   bool dims_chosen = false;
   int nranks = 1;
   int threads = 1;
-  std::int64_t steps = 0;                                  ///< steps this launch ran
+  /// This launch covered steps first_step..last_step of the run's 0..config.steps.
+  std::int64_t first_step = 0, last_step = 0;
   Stat loop, stencil, halo, pack, wait, unpack, boundary;  ///< seconds over the timed steps
   Stat messages_per_step, bytes_per_step;                  ///< per rank and step
   Stat redundant_per_step;                                 ///< redundant cell updates (deep halos)
@@ -60,6 +63,7 @@ struct RunReport {
   double cell_updates_per_second = 0;  ///< global cells * steps / max loop time
   FieldSummary summary;
   Verification verification;
+  std::optional<SpectralCheckResult> spectral_check;
   BuildInfo build;
   FigureOfMerit fom;  ///< timed steps only (the first config.warmup are not)
   std::vector<RankBinding> bindings;
@@ -67,14 +71,18 @@ struct RunReport {
   Validation validation;
   CheckpointStats checkpoints;
   std::string restart_path;  ///< "" for a fresh start
-  std::int64_t restart_step = 0;
   Interruption interruption;
   MemoryEstimate memory_estimate;
   Stat peak_rss;  ///< bytes, over ranks, when the report was made
+
+  /// Steps this launch ran.
+  std::int64_t launch_steps() const { return last_step - first_step; }
+  /// Whether this launch alone ran the whole run, from step 0 to --steps.
+  bool whole_run() const { return first_step == 0 && last_step == config.steps; }
 };
 
 /// Version of the JSON report's layout: minor for added fields, major for changed ones.
-inline constexpr const char* kReportSchemaVersion = "1.1";
+inline constexpr const char* kReportSchemaVersion = "2.0";
 
 /// The report of a finished (or interrupted) run. Collective over the stepper's communicator.
 RunReport make_report(const RunPieces& pieces);

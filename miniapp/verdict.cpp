@@ -26,7 +26,9 @@ Validation judge(std::vector<Check> checks) {
   v.checks = std::move(checks);
   if (v.checks.empty()) {
     v.verdict = Verdict::NotValidated;
-    v.reason = "no check requested (use --verify or --expect-digest)";
+    v.reason =
+        "no check requested (use --verify with --init sine, --spectral-check with periodic "
+        "boundaries, or --expect-digest HEX)";
     return v;
   }
   std::string failed;

@@ -3,8 +3,8 @@
 //   FOM = global cells x timed steps / max over ranks of the timed loop's seconds
 //         [cell updates per second], and FOM / nodes per node.
 //
-// The verdict comes from the run's named checks (--verify, --expect-digest, and any check a
-// later capability adds to the list):
+// The verdict comes from the run's named checks (--verify, --expect-digest, --spectral-check,
+// and any check a later capability adds to the list):
 //
 //   no check requested        -> NOT VALIDATED  (FOM printed, marked "not validated"; exit 0)
 //   every check passed        -> VALID          (exit 0)

@@ -36,8 +36,8 @@ def load(results):
         except json.JSONDecodeError as e:
             skipped.append(f"{path.name}: not JSON ({e})")
             continue
-        if not str(r.get("schema_version", "")).startswith("1."):
-            skipped.append(f"{path.name}: not a miniapp report (schema_version 1.x)")
+        if not str(r.get("schema_version", "")).startswith(("1.", "2.")):
+            skipped.append(f"{path.name}: not a miniapp report (schema_version 1.x or 2.x)")
             continue
         verdict = r["validation"]["verdict"]
         if verdict == "INVALID":

@@ -2,9 +2,11 @@
 """Check miniapp JSON reports against scripts/report.schema.json.
 
     scripts/validate_report.py REPORT.json... [--schema FILE] [--expect-verdict VALID]
+                               [--whole-run]
 
-Exits 0 when every report matches the schema (and, with --expect-verdict, has that verdict),
-1 otherwise, printing each problem with its JSON path. Needs python3-jsonschema.
+Exits 0 when every report matches the schema (and, with --expect-verdict, has that verdict;
+with --whole-run, covers the whole run in one launch: not the last segment of a restarted
+run), 1 otherwise, printing each problem with its JSON path. Needs python3-jsonschema.
 """
 import argparse
 import json
@@ -21,6 +23,9 @@ def main():
     ap.add_argument("reports", nargs="+", type=pathlib.Path)
     ap.add_argument("--schema", type=pathlib.Path, default=HERE / "report.schema.json")
     ap.add_argument("--expect-verdict", choices=["VALID", "INVALID", "NOT VALIDATED", "INTERRUPTED"])
+    ap.add_argument("--whole-run", action="store_true",
+                    help="require segment.whole_run: one launch ran every step (the run rules' "
+                         "condition for claiming the FOM)")
     args = ap.parse_args()
 
     schema = json.loads(args.schema.read_text())
@@ -40,6 +45,27 @@ def main():
         # The FOM's flag must agree with the verdict (a rule JSON Schema cannot state simply).
         if report.get("figure_of_merit", {}).get("validated") != (verdict == "VALID"):
             print(f"{path}: figure_of_merit.validated disagrees with verdict {verdict!r}")
+            errors.append(None)
+        # The segment must agree with the configuration (rules JSON Schema cannot state simply).
+        seg, cfg = report.get("segment"), report.get("config", {})
+        if isinstance(seg, dict) and not errors:
+            restart = cfg.get("restart")
+            problems = []
+            if seg["steps"] != seg["to_step"] - seg["from_step"]:
+                problems.append("segment.steps is not to_step - from_step")
+            if seg["whole_run"] != (seg["from_step"] == 0 and seg["to_step"] == cfg["steps"]):
+                problems.append("segment.whole_run disagrees with from_step, to_step and config.steps")
+            if restart and restart["from_step"] != seg["from_step"]:
+                problems.append("segment.from_step is not config.restart.from_step")
+            if not restart and seg["from_step"] != 0:
+                problems.append("segment.from_step is not 0 on a fresh start")
+            for p in problems:
+                print(f"{path}: {p}")
+            errors += [None] * len(problems)
+        if args.whole_run and not (isinstance(seg, dict) and seg.get("whole_run")):
+            print(f"{path}: not a whole run (segment {seg.get('from_step')}..{seg.get('to_step')} "
+                  f"of {cfg.get('steps')} steps): its FOM times one segment only"
+                  if isinstance(seg, dict) else f"{path}: no segment: not a 2.x report")
             errors.append(None)
         bad += bool(errors)
         if not errors:

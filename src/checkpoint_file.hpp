@@ -1,4 +1,4 @@
-// The checkpoint file format: the global field in one parallel HDF5 file.
+// The checkpoint file format: the global field in one parallel HDF5 file that describes itself.
 //
 // File layout (independent of the rank grid and halo width that wrote it):
 //
@@ -7,11 +7,22 @@
 //                         u[z, y, x]; cell (x, y, z) is u[z, y, x].
 //   /spectrum            optional float64 dataset: the latest energy spectrum E(|k|), with
 //                         attribute "step" (when it was computed).
-//   / (root attributes)   step, time, grid_xyz, spacing_xyz, kappa_xyz, dt, bc_xyz,
-//                         bc_value, stencil, init, seed, miniapp_version, writer_ranks_xyz,
-//                         digest (16 hex digits; the diagnostics digest of the data).
-//                         Per-dimension attributes are in x, y, z order, as on the command line.
-//   checkpoint_SSSSSSSSSS.xmf   XDMF sidecar (xdmf()): ParaView/VisIt open the .xmf directly.
+//   / (root attributes)   what defines the run (each covered by run_digest):
+//                           step, time, grid_xyz, spacing_xyz, kappa_xyz, dt, coefficients_xyz,
+//                           bc_xyz, bc_value, stencil (7 or 27), init, seed, sine_mode_xyz;
+//                         how and by whom it was computed (information):
+//                           halo_width, writer_ranks_xyz, miniapp_version, git_commit,
+//                           command_line, created_utc, checkpoint_format;
+//                         NAME_units beside each attribute NAME that has a unit (time_units = "s",
+//                         ...; HDF5 attributes cannot carry attributes of their own);
+//                         digest (16 hex digits: the diagnostics digest of the field),
+//                         run_definition (the defining attributes as text, one "name = value"
+//                         line each) and run_digest (FNV-1a 64 of run_definition followed by
+//                         "digest = <digest>\n", 16 hex digits).
+//                         Strings are variable-length UTF-8 (h5py returns str). Per-dimension
+//                         attributes are in x, y, z order, as on the command line.
+//   checkpoint_SSSSSSSSSS.xmf   XDMF sidecar of one file (xdmf()); checkpoints.xmf lists every
+//                         kept checkpoint as a temporal collection (xdmf_time_series()).
 //
 // Writing is collective (MPI-IO driver, collective transfers): every rank selects its owned
 // block as a hyperslab of the file dataspace and its interior as a hyperslab of its padded
@@ -56,24 +67,50 @@ class CheckpointError : public std::runtime_error {
 /// wait as long as it takes: a slow write is not a failure.
 inline constexpr double kAgreementGraceSeconds = 5.0;
 
-/// What a checkpoint file says about the field it holds (its root attributes). Trivially
-/// copyable so that rank 0 can broadcast it. The file stores the problem's grid, physics,
-/// stencil and initial-field kind and seed; problem.sine_mode is not stored (default).
-struct CheckpointMeta {
-  std::int64_t step = 0;
-  double time = 0;
-  Problem problem;
-  Index3 writer_ranks{};  ///< rank grid that wrote the file (information only)
-  std::uint64_t digest = 0;
-  char version[32] = {};
+/// Version of the layout above. 1: files before the run digest (fixed-length strings,
+/// stencil "7-point"/"27-point", no sine mode, coefficients, halo width or provenance); they are
+/// still read. 2: this layout.
+inline constexpr int kCheckpointFormat = 2;
+
+/// Who wrote a checkpoint, with what and when: information for a reader, not part of what
+/// defines the run. The library fills in the version and the time; the app passes the rest.
+struct CheckpointProvenance {
+  std::string miniapp_version;  ///< the library's version (src/version.hpp)
+  std::string git_commit;       ///< of the build that wrote the file ("" = unknown)
+  std::string command_line;     ///< the arguments of the run that wrote the file
+  std::string created_utc;      ///< ISO 8601 UTC time of the write, e.g. 2024-05-01T12:00:00Z
 };
 
-/// The stencil name stored in checkpoints (attribute "stencil"): "7-point" or "27-point".
-inline const char* stencil_name(int points) { return points == 27 ? "27-point" : "7-point"; }
+/// What a checkpoint file says about the field it holds (its root attributes).
+struct CheckpointMeta {
+  int format = kCheckpointFormat;  ///< 1: an older file without run digest (see above)
+  std::int64_t step = 0;
+  double time = 0;  ///< step * dt [s]
+  Problem problem;
+  /// a_d = (kappa_d * dt) / (dx_d * dx_d) as the run computed them (Problem::coefficients).
+  std::array<double, 3> coefficients{};
+  int halo_width = 0;        ///< ghost layers of the writer (information only; 0: not recorded)
+  Index3 writer_ranks{};     ///< rank grid that wrote the file (information only)
+  std::uint64_t digest = 0;  ///< the field's digest
+  CheckpointProvenance provenance;
+};
 
-/// The metadata of a field of `problem` at `step`, written by a rank grid `ranks`; `digest` is
-/// filled in by the writer. Not collective.
-CheckpointMeta make_checkpoint_meta(const Problem& problem, std::int64_t step, const Index3& ranks);
+/// The metadata of a field of `problem` at `step`, written by a rank grid `ranks` with halo
+/// width `halo_width`; the digest and the time of writing are filled in by the writer. Not
+/// collective.
+CheckpointMeta make_checkpoint_meta(const Problem& problem, std::int64_t step, const Index3& ranks,
+                                    int halo_width);
+
+/// The attributes that define the run, as text: one "name = value" line each, numbers in the
+/// shortest form that reads back exactly (the file's run_definition attribute). Not collective.
+std::string run_definition(const CheckpointMeta& meta);
+
+/// The digest that makes a checkpoint tamper-evident: FNV-1a 64 of `definition` followed by
+/// "digest = <16 hex digits of field_digest>\n". Not collective.
+std::uint64_t run_digest(const std::string& definition, std::uint64_t field_digest);
+
+/// Broadcast meta from `root` to every rank of comm (strings included). Collective.
+void broadcast(CheckpointMeta& meta, int root, MPI_Comm comm);
 
 /// HDF5 / MPI-IO settings of the writer.
 struct CheckpointTunables {
@@ -110,12 +147,24 @@ void read_field_file(const std::string& path, Field& u, const Index3& global, MP
 
 /// Check `path` on this process alone (serial HDF5, so a damaged file cannot hang a
 /// collective open): an HDF5 file with a float64 dataset "field" whose shape matches the
-/// grid attribute, and every attribute present with the right type and a known value. Returns
-/// "" and fills meta when fine, else the reason. Not collective.
+/// grid attribute, every attribute present with the right type and a known value, and (format
+/// 2) the defining attributes unchanged since the write: each agrees with run_definition, and
+/// run_digest with run_definition and digest. Returns "" and fills meta when fine, else the
+/// reason, which names the attribute that does not match. Not collective.
 std::string probe_checkpoint_file(const std::string& path, CheckpointMeta& meta);
 
 /// The XDMF sidecar that lets ParaView/VisIt read the field of `h5_name` (a file name in the
 /// same directory) described by meta. Not collective.
 std::string xdmf(const CheckpointMeta& meta, const std::string& h5_name);
+
+/// One checkpoint of a time series: its metadata and its file name (in the same directory).
+struct TimeSeriesEntry {
+  CheckpointMeta meta;
+  std::string h5_name;
+};
+
+/// An XDMF temporal collection of the checkpoints in `entries` (oldest first), each at its
+/// time: ParaView's Xdmf3ReaderT (and VisIt) read it as one field over time. Not collective.
+std::string xdmf_time_series(const std::vector<TimeSeriesEntry>& entries);
 
 }  // namespace miniapp

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `h5dump -H` shows the documented layout: dataset "field" of dims (NZ, NY, NX) float64 and
-# every root attribute. Usage: checkpoint_h5dump.sh H5DUMP
+# every root attribute, strings as variable-length UTF-8. Usage: checkpoint_h5dump.sh H5DUMP
 source "$(dirname "$0")/checkpoint_lib.sh"
 H5DUMP=${1:?h5dump}
 digest 2 --grid 13 10 9 --steps 2 --checkpoint-every 2 --checkpoint-dir "$WORK" > /dev/null
@@ -12,10 +12,14 @@ printf '%s\n' "$out"
 grep -Eq 'DATASET "field"' <<< "$out" || fail "no dataset field"
 grep -A2 'DATASET "field"' <<< "$out" | grep -q 'H5T_IEEE_F64LE' || fail "field is not float64"
 grep -q 'SIMPLE { ( 9, 10, 13 ) / ( 9, 10, 13 ) }' <<< "$out" || fail "field dims are not (NZ, NY, NX)"
-for a in step time grid_xyz spacing_xyz kappa_xyz dt bc_xyz bc_value stencil init seed \
-         miniapp_version writer_ranks_xyz digest axis_order; do
+for a in step time grid_xyz spacing_xyz kappa_xyz dt coefficients_xyz bc_xyz bc_value stencil \
+         init seed sine_mode_xyz halo_width writer_ranks_xyz miniapp_version git_commit \
+         command_line created_utc checkpoint_format digest run_definition run_digest axis_order \
+         time_units dt_units spacing_xyz_units kappa_xyz_units coefficients_xyz_units; do
   grep -q "ATTRIBUTE \"$a\"" <<< "$out" || fail "attribute $a missing"
 done
+grep -A3 'ATTRIBUTE "init"' <<< "$out" | grep -q 'STRSIZE H5T_VARIABLE' || fail "init is not variable-length"
+grep -A5 'ATTRIBUTE "init"' <<< "$out" | grep -q 'CSET H5T_CSET_UTF8' || fail "init is not UTF-8"
 echo "ok: h5dump -H shows dataset field (9, 10, 13) and all attributes"
 
 # With --spectral-every, each checkpoint also holds the latest energy spectrum (all periodic).

@@ -161,6 +161,9 @@ miniapp_add_cli_test(NAME spectral_check_2x2x2 RANKS 8 EXIT 0 REGEX "SPECTRAL CH
 miniapp_add_cli_test(NAME spectral_input RANKS 2 EXIT 0 REGEX "SPECTRAL CHECK PASSED"
                      ARGS --config ${INPUTS}/spectral.toml --grid 16 12 10 --steps 20
                           --spectrum-file spectral_input.csv)
+# The check's name fits its column ("check spectralpassed:" before).
+miniapp_add_cli_test(NAME spectral_check_column EXIT 0 REGEX "^  check spectral  passed: error"
+                     ARGS --grid 12 10 9 --steps 4 --spectral-check)
 miniapp_add_cli_test(NAME bad_spectral_bc EXIT 2 ONCE
                      REGEX "--spectral-check needs periodic boundaries in every dimension; y is dirichlet"
                      ARGS --spectral-check --bc periodic dirichlet periodic)
@@ -237,6 +240,20 @@ miniapp_add_cli_test(NAME bad_steps_negative EXIT 2 ONCE REGEX "--steps=-1 must 
 miniapp_add_cli_test(NAME bad_steps_2p63 EXIT 2 ONCE TIMEOUT 120
                      REGEX "--steps: 9223372036854775808 does not fit a 64-bit integer"
                      ARGS --steps 9223372036854775808)
+# Integers are decimal: CLI11 2.1 read "--grid 010" as 8 (octal) and "0x10" as 16.
+miniapp_add_cli_test(NAME grid_leading_zero EXIT 0 REGEX "^  grid          10 x 8 x 8 cells"
+                     ARGS --grid 010 08 8 --steps 1)
+miniapp_add_cli_test(NAME bad_steps_hex EXIT 2 ONCE REGEX "--steps: 0x10 is not a decimal integer"
+                     ARGS --grid 8 8 8 --steps 0x10)
+# A step count that fits 64 bits but no lifetime (an overflowed script variable) is refused
+# before anything runs; --max-steps raises the bound.
+miniapp_add_cli_test(NAME bad_steps_absurd EXIT 2 ONCE
+                     REGEX "--steps=4611686018427387904 is above --max-steps=1000000000, a sanity bound .* it would run for 146[0-9.]+ years\\); give --max-steps 4611686018427387904"
+                     ARGS --grid 8 8 8 --steps 4611686018427387904)
+miniapp_add_cli_test(NAME bad_steps_above_max EXIT 2 ONCE REGEX "--steps=3 is above --max-steps=2"
+                     ARGS --grid 8 8 8 --steps 3 --max-steps 2)
+miniapp_add_cli_test(NAME max_steps_raised EXIT 0 REGEX "RESULT NOT VALIDATED"
+                     ARGS --grid 8 8 8 --steps 3 --max-steps 3)
 miniapp_add_cli_test(NAME bad_checkpoint_every_huge EXIT 2 ONCE TIMEOUT 120
                      REGEX "--checkpoint-every: -99999999999999999999 does not fit a 64-bit integer"
                      ARGS --checkpoint-every -99999999999999999999)

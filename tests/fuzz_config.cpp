@@ -65,6 +65,7 @@ const std::vector<OptionSpec>& options() {
       {"dt", 1, Kind::Real, {"0.1", "0.05", "0.3", "1"}},
       {"spacing", 3, Kind::Real, {"1", "0.5", "2"}},
       {"steps", 1, Kind::Int, {"0", "2", "5"}},
+      {"max-steps", 1, Kind::Int, {"1", "5", "1000000000"}},
       {"init", 1, Kind::Name, {"random", "sine", "gaussian"}},
       {"seed", 1, Kind::Int, {"1", "42", "18446744073709551615"}},
       {"sine-mode", 3, Kind::Int, {"1", "2", "0", "-1"}},
@@ -130,6 +131,9 @@ std::vector<std::string> hostile_values() {
           "8 ",
           "+8",
           "08",
+          "010",
+          "-010",
+          "0b11",
           "abc",
           "true",
           "false",
@@ -380,6 +384,7 @@ std::string broken_invariant(const Config& c) {
   if (!std::isfinite(c.dt) || c.dt <= 0) return "dt not finite and > 0";
   if (!std::isfinite(c.bc_value)) return "bc-value not finite";
   if (c.steps < 0) return "steps < 0";
+  if (c.steps > c.max_steps) return "steps above max-steps";
   if (c.warmup < 0 || c.warmup > c.steps) return "warmup outside [0, steps]";
   if (c.halo_width < 1) return "halo width < 1";
   if (c.stencil != 7 && c.stencil != 27) return "stencil not 7 or 27";

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "checkpoint_file.hpp"
@@ -15,8 +17,10 @@
 #include "decomposition.hpp"
 #include "diagnostics.hpp"
 #include "driver.hpp"
+#include "durable_dir.hpp"
 #include "restart.hpp"
 #include "test_support.hpp"
+#include "text.hpp"
 
 namespace miniapp::test {
 namespace {
@@ -95,7 +99,7 @@ TEST(Checkpoint, RoundTripAcrossRankGridsAndHaloWidthsIsBitwise) {
           const Decomposition dec = make_decomp(comm.get(), grid, pw);
           Field u("test::u", dec.owned(), hw);
           fill_initial(u, ic);
-          CheckpointMeta meta = make_checkpoint_meta(c.problem(), 3, pw);
+          CheckpointMeta meta = make_checkpoint_meta(c.problem(), 3, pw, hw);
           meta.digest = summarize(u, grid, comm.get()).digest;
           write_field_file(path, u, meta, CheckpointTunables{}, comm.get());
         }
@@ -171,11 +175,100 @@ TEST(Checkpoint, ChunkedLayoutRoundTrips) {
     t.chunked = true;
     t.alignment = 4096;
     const std::string path = dir + "/chunked.h5";
-    write_field_file(path, u, make_checkpoint_meta(c.problem(), 0, dims), t, comm.get());
+    write_field_file(path, u, make_checkpoint_meta(c.problem(), 0, dims, 1), t, comm.get());
     read_field_file(path, v, grid, comm.get());
     const std::vector<double> got = gather_global(v, grid, comm.get());
     if (dec.rank() == 0) EXPECT_EQ(first_bitwise_difference(got, expected_global(ic)), -1);
   }
+  remove_dir(dir);
+}
+
+/// The HDF5 class of root attribute `name`, and whether it is a variable-length UTF-8 string.
+std::pair<H5T_class_t, bool> attribute_type(const std::string& path, const char* name) {
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+  const hid_t t = H5Aget_type(a);
+  const std::pair<H5T_class_t, bool> r{
+      H5Tget_class(t), H5Tis_variable_str(t) > 0 && H5Tget_cset(t) == H5T_CSET_UTF8};
+  H5Tclose(t);
+  H5Aclose(a);
+  H5Fclose(f);
+  return r;
+}
+
+TEST(Checkpoint, MetadataDescribesTheRunAndRoundTrips) {
+  const std::string dir = scratch_dir("meta");
+  Problem p;
+  p.grid = {9, 7, 5};
+  p.bc = {Boundary::Periodic, Boundary::Dirichlet, Boundary::Neumann};
+  p.bc_value = 0.7;
+  p.kappa = {1.0, 0.5, 0.25};
+  p.dt = 0.07;
+  p.spacing = {1.0, 2.0, 0.5};
+  p.stencil = 27;
+  p.init = InitKind::Sine;
+  p.seed = 99;
+  p.sine_mode = {2, 1, 3};
+  const int np = std::min(world_size(), 2);
+  const Index3 dims{np, 1, 1};
+  CheckpointMeta written = make_checkpoint_meta(p, 12, dims, 2);
+  written.provenance.git_commit = "0123456789abcdef0123456789abcdef01234567";
+  written.provenance.command_line = "miniapp --label 'über 0.7 µs'";  // UTF-8 survives
+  written.provenance.created_utc = "2024-05-01T12:00:00Z";
+  const std::string path = dir + "/meta.h5";
+  {
+    CommHandle comm = first_ranks(np);
+    if (comm.get() != MPI_COMM_NULL) {
+      const Decomposition dec = make_decomp(comm.get(), p.grid, dims);
+      Field u("test::u", dec.owned(), 2);
+      fill_initial(u, p.initial_condition());
+      written.digest = summarize(u, p.grid, comm.get()).digest;
+      write_field_file(path, u, written, CheckpointTunables{}, comm.get());
+    }
+  }
+  // Ranks beyond the writers compare with the writers' digest too.
+  MPI_Bcast(&written.digest, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  // The coefficients are stored as the run computed them, in the documented order.
+  const Coefficients a = p.coefficients();
+  EXPECT_EQ(written.coefficients,
+            (std::array<double, 3>{(1.0 * 0.07) / (1.0 * 1.0), (0.5 * 0.07) / (2.0 * 2.0),
+                                   (0.25 * 0.07) / (0.5 * 0.5)}));
+  EXPECT_EQ(written.coefficients, (std::array<double, 3>{a.ax, a.ay, a.az}));
+  EXPECT_NE(run_definition(written).find("dt = 0.07\nco"), std::string::npos);
+  EXPECT_NE(run_definition(written).find("stencil = 27\n"), std::string::npos);
+  EXPECT_NE(run_definition(written).find("sine_mode_xyz = 2 1 3\n"), std::string::npos);
+
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  CheckpointMeta read;
+  if (rank == 0) {
+    ASSERT_EQ(probe_checkpoint_file(path, read), "");
+    EXPECT_EQ(attribute_type(path, "stencil").first, H5T_INTEGER);
+    for (const char* name : {"init", "bc_xyz", "command_line", "digest", "run_definition"})
+      EXPECT_TRUE(attribute_type(path, name).second) << name << " is not variable-length UTF-8";
+  }
+  broadcast(read, 0, MPI_COMM_WORLD);  // every rank checks what rank 0 read
+  EXPECT_EQ(read.format, kCheckpointFormat);
+  EXPECT_EQ(read.step, 12);
+  EXPECT_EQ(read.time, 12 * 0.07);
+  EXPECT_EQ(read.problem.grid, p.grid);
+  EXPECT_EQ(read.problem.bc, p.bc);
+  EXPECT_EQ(read.problem.bc_value, p.bc_value);
+  EXPECT_EQ(read.problem.kappa, p.kappa);
+  EXPECT_EQ(read.problem.dt, p.dt);
+  EXPECT_EQ(read.problem.spacing, p.spacing);
+  EXPECT_EQ(read.problem.stencil, 27);
+  EXPECT_EQ(read.problem.init, InitKind::Sine);
+  EXPECT_EQ(read.problem.seed, 99u);
+  EXPECT_EQ(read.problem.sine_mode, p.sine_mode);
+  EXPECT_EQ(read.coefficients, written.coefficients);
+  EXPECT_EQ(read.halo_width, 2);
+  EXPECT_EQ(read.writer_ranks, dims);
+  EXPECT_EQ(read.digest, written.digest);
+  EXPECT_EQ(read.provenance.miniapp_version, written.provenance.miniapp_version);
+  EXPECT_EQ(read.provenance.git_commit, written.provenance.git_commit);
+  EXPECT_EQ(read.provenance.command_line, written.provenance.command_line);
+  EXPECT_EQ(read.provenance.created_utc, written.provenance.created_utc);
   remove_dir(dir);
 }
 
@@ -193,9 +286,11 @@ TEST(Checkpoint, WriterKeepsTheNewestKCompleteFiles) {
     const Decomposition dec = make_decomp(comm.get(), c.grid, dims);
     Field u("test::u", dec.owned(), 1);
     fill_initial(u, c.problem().initial_condition());
-    CheckpointWriter writer(c.checkpoint_options());
+    CheckpointOptions options = c.checkpoint_options();
+    options.provenance.command_line = "miniapp --checkpoint-every 1";
+    CheckpointWriter writer(options);
     for (int step = 1; step <= 4; ++step)
-      writer.write(u, make_checkpoint_meta(c.problem(), step, dims), comm.get());
+      writer.write(u, make_checkpoint_meta(c.problem(), step, dims, 1), comm.get());
     EXPECT_EQ(writer.stats().count, 4);
     const std::uint64_t digest = summarize(u, c.grid, comm.get()).digest;
     if (dec.rank() == 0) {
@@ -210,6 +305,18 @@ TEST(Checkpoint, WriterKeepsTheNewestKCompleteFiles) {
       CheckpointMeta meta;
       EXPECT_EQ(probe_checkpoint_file(checkpoint_path(dir, 4), meta), "");
       EXPECT_EQ(meta.digest, digest);
+      EXPECT_EQ(meta.provenance.command_line, "miniapp --checkpoint-every 1");
+      EXPECT_EQ(meta.provenance.created_utc.size(), 20u) << meta.provenance.created_utc;
+      // The time series lists exactly the kept checkpoints, each at its time.
+      std::ifstream in(time_series_path(dir));
+      const std::string series((std::istreambuf_iterator<char>(in)), {});
+      EXPECT_NE(series.find("CollectionType=\"Temporal\""), std::string::npos);
+      for (int step = 1; step <= 4; ++step) {
+        const std::string name = base_of(checkpoint_path(dir, step)) + ":/field";
+        EXPECT_EQ(series.find(name) != std::string::npos, step >= 3) << name;
+        const std::string time = "<Time Value=\"" + str(step * c.dt) + "\"/>";
+        EXPECT_EQ(series.find(time) != std::string::npos, step >= 3) << time;
+      }
     }
   }
   remove_dir(dir);
@@ -222,7 +329,7 @@ TEST(Checkpoint, RestartTakesTheFileSettingsAndRefusesConflicts) {
   written.bc = {Boundary::Dirichlet, Boundary::Periodic, Boundary::Neumann};
   written.bc_value = 2.5;
   written.dt = 0.05;
-  const CheckpointMeta meta = make_checkpoint_meta(written.problem(), 40, {2, 1, 1});
+  const CheckpointMeta meta = make_checkpoint_meta(written.problem(), 40, {2, 1, 1}, 1);
 
   Config fresh;  // nothing given: everything comes from the file
   fresh.steps = 100;
@@ -232,6 +339,25 @@ TEST(Checkpoint, RestartTakesTheFileSettingsAndRefusesConflicts) {
   EXPECT_EQ(merged.bc, written.bc);
   EXPECT_EQ(merged.bc_value, written.bc_value);
   EXPECT_EQ(merged.dt, written.dt);
+
+  // Every setting that defines the run comes from the file, the sine mode too.
+  Config sine = written;
+  sine.init = InitKind::Sine;
+  sine.sine_mode = {2, 1, 3};
+  sine.stencil = 27;
+  sine.seed = 5;
+  const CheckpointMeta sine_meta = make_checkpoint_meta(sine.problem(), 40, {1, 1, 1}, 1);
+  const Config taken = merge_restart_config(fresh, sine_meta, "f.h5");
+  EXPECT_EQ(taken.init, InitKind::Sine);
+  EXPECT_EQ(taken.sine_mode, sine.sine_mode);
+  EXPECT_EQ(taken.stencil, 27);
+  EXPECT_EQ(taken.seed, 5u);
+  // A format-1 file does not record the sine mode: the config's stands.
+  CheckpointMeta old = sine_meta;
+  old.format = 1;
+  Config mine = fresh;
+  mine.sine_mode = {4, 4, 4};
+  EXPECT_EQ(merge_restart_config(mine, old, "f.h5").sine_mode, mine.sine_mode);
 
   auto refused = [&](Config c, const std::string& needle) {
     try {
@@ -250,13 +376,25 @@ TEST(Checkpoint, RestartTakesTheFileSettingsAndRefusesConflicts) {
   EXPECT_TRUE(refused(c, "--kappa 1 1 1 differs"));
   c = fresh;
   c.given.insert("--dt");
-  EXPECT_TRUE(refused(c, "--dt 0.10000000000000001 differs"));
+  EXPECT_TRUE(refused(c, "--dt 0.1 differs from the checkpoint's 0.05;"));
   c = fresh;
   c.given.insert("--bc");
   EXPECT_TRUE(refused(c, "--bc periodic periodic periodic differs"));
   c = fresh;
   c.steps = 39;
   EXPECT_TRUE(refused(c, "--steps=39 is below the checkpoint's step 40"));
+  c = fresh;
+  c.given.insert("--sine-mode");
+  c.sine_mode = {2, 1, 3};
+  EXPECT_TRUE(refused(c, "--sine-mode 2 1 3 differs from the checkpoint's 1 1 1"));
+  c = fresh;
+  c.given.insert("--init");
+  c.init = InitKind::Sine;
+  EXPECT_TRUE(refused(c, "--init sine differs from the checkpoint's random"));
+  c = fresh;
+  c.given.insert("--seed");
+  c.seed = 7;
+  EXPECT_TRUE(refused(c, "--seed 7 differs from the checkpoint's 42"));
   c = fresh;
   c.kappa = written.kappa;  // given and equal: fine
   c.given.insert("--kappa");

@@ -2,7 +2,10 @@
 // merit, CPU lists and binding warnings, progress lines; and the collective binding gather.
 #include <unistd.h>
 
+#include <array>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -10,6 +13,7 @@
 #include "field.hpp"
 #include "progress.hpp"
 #include "test_support.hpp"
+#include "text.hpp"
 #include "verdict.hpp"
 
 namespace miniapp::test {
@@ -20,6 +24,21 @@ TEST(Verdict, NoCheckIsNotValidatedAndExitsZero) {
   EXPECT_EQ(v.verdict, Verdict::NotValidated);
   EXPECT_STREQ(to_string(v.verdict), "NOT VALIDATED");
   EXPECT_EQ(exit_status(v.verdict), 0);
+  // The hint names every check a run can ask for.
+  for (const char* check : {"--verify", "--expect-digest", "--spectral-check"})
+    EXPECT_NE(v.reason.find(check), std::string::npos) << check << " missing in: " << v.reason;
+}
+
+TEST(Text, DoublesPrintAsTypedAndReadBackExactly) {
+  EXPECT_EQ(str(0.7), "0.7");
+  EXPECT_EQ(str(0.1), "0.1");
+  EXPECT_EQ(str(1e30), "1e+30");
+  EXPECT_EQ(str(0.1 + 0.2), "0.30000000000000004");  // a different double: all its digits
+  EXPECT_EQ(str(-0.0), "-0");
+  EXPECT_EQ(joined(std::array<double, 3>{0.5, 1, 0.25}), "0.5 1 0.25");
+  EXPECT_EQ(str(std::int64_t(4611686018427387904)), "4611686018427387904");
+  for (const double v : {0.7, 1.0 / 3.0, 6.02214076e23, 4.9e-324})
+    EXPECT_EQ(std::strtod(str(v).c_str(), nullptr), v) << str(v);
 }
 
 TEST(Verdict, AllPassedIsValidAnyFailedIsInvalid) {

@@ -149,7 +149,7 @@ int io(int argc, char** argv, MPI_Comm comm) {
     // Alternate which goes first so both see the same machine state on average.
     for (int which = 0; which < 2; ++which) {
       if ((which + r) % 2 == 0) {
-        writer.write(u, make_checkpoint_meta(c.problem(), r + 1, dims), comm);
+        writer.write(u, make_checkpoint_meta(c.problem(), r + 1, dims, c.halo_width), comm);
         t_ckpt_w.push_back(writer.stats().seconds_last);
         const std::string path = checkpoint_path(c.checkpoint_dir, r + 1);
         if (rank == 0) drop_cache(path);
