@@ -205,7 +205,9 @@ std::string report_json(const RunReport& r) {
                  {"overlap", c.overlap},
                  {"temporal_blocking", c.temporal_blocking},
                  {"tile", c.tile},
-                 {"two_d", c.two_d()}};
+                 {"two_d", c.two_d()},
+                 {"fft", to_string(c.fft)},
+                 {"spectrum_k", to_string(c.spectrum_k)}};
   j["nranks"] = r.nranks;
   j["threads_per_rank"] = r.threads;
   j["timings_seconds"] = {{"loop", stat(r.loop)},         {"stencil", stat(r.stencil)},

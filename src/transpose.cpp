@@ -41,8 +41,7 @@ int checked_int(std::int64_t n, const char* what) {
 /// contiguous buffer, with src_box = region it unpacks, and between two layouts it moves the
 /// part a rank keeps. Does not fence.
 template <class T>
-void copy_between(const Box& src_box, const T* src, const Box& dst_box, T* dst,
-                  const Box& region) {
+void copy_between(const Box& src_box, const T* src, const Box& dst_box, T* dst, const Box& region) {
   if (region.empty()) return;
   const int nx = region.extent(0), ny = region.extent(1);
   const std::int64_t lines = std::int64_t(ny) * region.extent(2);
@@ -182,10 +181,8 @@ TransposePlan::TransposePlan(const Decomposition& decomp, TransposeKind kind, Ff
       const Box recv = pl[std::size_t(s)].out.intersect(st->dst);
       st->send_regions.push_back(send);
       st->recv_regions.push_back(recv);
-      st->send_owned.push_back(send.empty() ? TypeHandle()
-                                            : subarray_type(st->src, send, element));
-      st->recv_owned.push_back(recv.empty() ? TypeHandle()
-                                            : subarray_type(st->dst, recv, element));
+      st->send_owned.push_back(send.empty() ? TypeHandle() : subarray_type(st->src, send, element));
+      st->recv_owned.push_back(recv.empty() ? TypeHandle() : subarray_type(st->dst, recv, element));
       st->send_types.push_back(send.empty() ? element : st->send_owned.back().get());
       st->recv_types.push_back(recv.empty() ? element : st->recv_owned.back().get());
       st->send_counts.push_back(send.empty() ? 0 : 1);

@@ -111,11 +111,11 @@ using ComplexBuffer = Kokkos::View<Complex*, Kokkos::HostSpace>;
 /// One layout of the chain: this rank's box and the dimensions it spans fully and that the
 /// FFT transforms while the data sits in this layout.
 struct PencilLayout {
-  std::string name;           ///< "blocks", "x-pencils", "blocks = y-pencils", ...
-  Box box;                    ///< this rank's global box of the cells as they arrive (forward)
-  std::vector<int> fft_dims;  ///< dimensions transformed in this layout
-  int next_dim = -1;          ///< torus dimension of the step to the next layout (-1: last)
-  bool real = false;          ///< the cells arrive real (R2C chains, up to the x transform)
+  std::string name;              ///< "blocks", "x-pencils", "blocks = y-pencils", ...
+  Box box;                       ///< this rank's global box of the cells as they arrive (forward)
+  std::vector<int> fft_dims;     ///< dimensions transformed in this layout
+  int next_dim = -1;             ///< torus dimension of the step to the next layout (-1: last)
+  bool real = false;             ///< the cells arrive real (R2C chains, up to the x transform)
   bool real_to_complex = false;  ///< the forward transform turns real cells into the half
                                  ///< spectrum (the R2C layout that transforms x)
   Box out;  ///< this rank's box after the forward transforms: `box`, except in the R2C layout

@@ -23,7 +23,9 @@ digest 2 --grid 13 10 9 --steps 4 --spectral-every 2 --spectrum-file "$WORK/spec
   --checkpoint-every 4 --checkpoint-dir "$WORK/spectral" > /dev/null
 out=$("$H5DUMP" -d spectrum "$WORK/spectral/checkpoint_0000000004.h5") || fail "no dataset spectrum"
 grep -q 'ATTRIBUTE "step"' <<< "$out" || fail "spectrum has no step attribute"
-first=$(awk -F, '$1 == 4 && $3 == 0 {print $4}' "$WORK/spectrum.csv")
+# CSV columns: step,time_s,shell,k_rad_per_m,E
+head -1 "$WORK/spectrum.csv" | grep -qx 'step,time_s,shell,k_rad_per_m,E' || fail "CSV header"
+first=$(awk -F, '$1 == 4 && $3 == 0 {print $5}' "$WORK/spectrum.csv")
 [ -n "$first" ] || fail "no spectrum of step 4 in the CSV"
 grep -q "(0): $(printf '%.6g' "$first")" <<< "$out" || fail "spectrum E(0) differs from the CSV's $first"
 echo "ok: checkpoint of step 4 holds the spectrum of step 4 (E(0) = $first, as in the CSV)"
