@@ -96,8 +96,9 @@ LoopOutcome run_time_loop(TimeStepper& stepper, const Config& config, std::int64
   };
   // Spectra go to the CSV and, the latest one, into the following checkpoints.
   const auto record_spectrum = [&] {
+    const EnergySpectrum e = services.spectral->record(stepper.field(), step);
     services.checkpoints.set_spectrum(
-        {step, services.spectral->record(stepper.field(), step).energy});
+        {step, e.energy, double(step) * problem.dt, e.k, e.k_units()});
   };
   if (every_spectrum > 0 && step % every_spectrum == 0) record_spectrum();
 
