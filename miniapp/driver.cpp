@@ -150,10 +150,19 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
   preflight_checkpoints(config, comm);
   const std::optional<FaultPlan> fault = fault_from_environment(config, first_step, comm);
   if (rank == 0) {  // before the fields are allocated
-    std::printf(
-        "memory estimate: %.4g MB per rank for fields and halo buffers (x %d rank(s) "
-        "per node; %.4g GB available per node)\n",
-        memory.bytes_per_rank / 1e6, memory.node_ranks, memory.available_bytes / 1e9);
+    if (memory.fft_bytes_per_rank > 0)
+      std::printf(
+          "memory estimate: %.4g MB per rank for fields, halo and FFT buffers, of which %s FFT "
+          "(spectral diagnostics) %.4g MB = %.3g x the field (x %d rank(s) per node; %.4g GB "
+          "available per node)\n",
+          memory.bytes_per_rank / 1e6, to_string(config.fft), memory.fft_bytes_per_rank / 1e6,
+          memory.fft_bytes_per_rank / memory.field_bytes_per_rank, memory.node_ranks,
+          memory.available_bytes / 1e9);
+    else
+      std::printf(
+          "memory estimate: %.4g MB per rank for fields and halo buffers (x %d rank(s) "
+          "per node; %.4g GB available per node)\n",
+          memory.bytes_per_rank / 1e6, memory.node_ranks, memory.available_bytes / 1e9);
     if (fault) std::printf("fault injection: MINIAPP_FAULT=%s\n", fault->text.c_str());
     std::fflush(stdout);
   }

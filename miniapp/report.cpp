@@ -136,8 +136,12 @@ void print_report(std::ostream& os, const RunReport& r) {
        << " GB/s write\n";
   os << "  memory        peak RSS " << fmt(r.peak_rss.min / 1e6, "%.1f") << "/"
      << fmt(r.peak_rss.max / 1e6, "%.1f") << " MB per rank (min/max); estimate "
-     << fmt(r.memory_estimate.bytes_per_rank / 1e6, "%.3g")
-     << " MB per rank for fields and halo buffers\n";
+     << fmt(r.memory_estimate.bytes_per_rank / 1e6, "%.3g") << " MB per rank for fields";
+  if (r.memory_estimate.fft_bytes_per_rank > 0)
+    os << ", halo and " << to_string(c.fft) << " FFT buffers (FFT "
+       << fmt(r.memory_estimate.fft_bytes_per_rank / 1e6, "%.3g") << " MB)\n";
+  else
+    os << " and halo buffers\n";
   const Interruption& stop = r.interruption;
   if (stop.signal != 0)
     os << "  interrupted   by " << signal_name(stop.signal) << " at step " << stop.step << " of "
@@ -234,7 +238,8 @@ std::string report_json(const RunReport& r) {
   j["memory"] = {{"peak_rss_bytes", stat(r.peak_rss)},
                  {"estimate_bytes_per_rank", r.memory_estimate.bytes_per_rank},
                  {"node_ranks", r.memory_estimate.node_ranks},
-                 {"available_bytes_per_node", r.memory_estimate.available_bytes}};
+                 {"available_bytes_per_node", r.memory_estimate.available_bytes},
+                 {"estimate_fft_bytes_per_rank", r.memory_estimate.fft_bytes_per_rank}};
   if (r.interruption.signal != 0)
     j["interrupted"] = {{"signal", signal_name(r.interruption.signal)},
                         {"step", r.interruption.step},
