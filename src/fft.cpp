@@ -109,7 +109,9 @@ double buffer_bytes(const std::vector<PencilLayout>& layouts) {
 }  // namespace
 
 DistributedFft::DistributedFft(const Decomposition& decomp, const FftOptions& options)
-    : options_(options), plan_(decomp, options.transpose, options.kind), global_(decomp.global()) {
+    : options_(options),
+      plan_(decomp, options.transpose, options.kind, options.split_bytes),
+      global_(decomp.global()) {
   const std::size_t n = std::size_t(std::max<std::int64_t>((plan_.max_bytes() + 15) / 16, 1));
   for (int i = 0; i < 2; ++i) {
     buf_[i] = ComplexBuffer(

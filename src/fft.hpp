@@ -45,6 +45,9 @@ struct FftOptions {
   FftKind kind = FftKind::R2C;                        ///< real-to-complex or complex-to-complex
   TransposeKind transpose = TransposeKind::ZeroCopy;  ///< how the pencil transposes move data
   FftPlanning planning = FftPlanning::Measure;        ///< FFTW planner effort
+  /// Zero-copy transposes: send runs contiguous in both layouts of at least this many bytes as
+  /// plain messages (0: one subarray message per peer; TransposePlan).
+  std::int64_t split_bytes = TransposePlan::kDefaultSplitBytes;
 };
 
 /// Seconds spent per phase (summed over forward and inverse calls) on this rank.

@@ -4,6 +4,7 @@
 #include <climits>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 
 #include "cart_subcomms.hpp"
 
@@ -28,6 +29,10 @@ TypeHandle subarray_type(const Box& outer, const Box& region, MPI_Datatype eleme
   mpi_check(MPI_Type_commit(&t), "MPI_Type_commit");
   return TypeHandle(t);
 }
+
+/// Tag of the run messages; runs between two ranks match in posting order (MPI does not let
+/// messages with the same source, tag and communicator overtake each other).
+constexpr int kRunTag = 7;
 
 int checked_int(std::int64_t n, const char* what) {
   if (n > INT_MAX)
@@ -66,6 +71,32 @@ void copy_elements(bool real, const Box& src_box, const void* src, const Box& ds
                  region);
 }
 
+/// The sub-boxes of `region` that are each one contiguous run of elements in the array of box
+/// `a` and in the array of box `b` (x fastest), in x-line order. A run spans the region's full
+/// range along the dimensions up to the first one where the region is narrower than a or b,
+/// and one index along the others; sender (a = its source box) and receiver (b = its
+/// destination box) compute the same list.
+std::vector<Box> common_runs(const Box& region, const Box& a, const Box& b) {
+  const auto first_partial = [&](const Box& box) {
+    int j = 0;
+    while (j < 2 && region.extent(j) == box.extent(j)) ++j;
+    return j;
+  };
+  const int j = std::min(first_partial(a), first_partial(b));
+  std::vector<Box> runs;
+  if (region.empty()) return runs;
+  Box run = region;
+  const int zlo = region.lo[2], zhi = j >= 2 ? zlo + 1 : region.hi[2];
+  const int ylo = region.lo[1], yhi = j >= 1 ? ylo + 1 : region.hi[1];
+  for (int z = zlo; z < zhi; ++z)
+    for (int y = ylo; y < yhi; ++y) {
+      if (j < 2) run.lo[2] = z, run.hi[2] = z + 1;
+      if (j < 1) run.lo[1] = y, run.hi[1] = y + 1;
+      runs.push_back(run);
+    }
+  return runs;
+}
+
 }  // namespace
 
 /// One step between layouts s and s+1 along one torus dimension: for each peer t of the
@@ -84,6 +115,15 @@ struct TransposePlan::Step {
   std::vector<int> send_counts, recv_counts;         ///< 1 or 0 (zero-copy)
   std::vector<int> send_elems, recv_elems, send_displs, recv_displs;  ///< pack variant
   std::vector<int> zero_displs;
+  /// Zero-copy peers whose region is made of runs of at least split_bytes that are contiguous
+  /// on both sides: one message per run (offset and count in elements of my buffer), and count
+  /// 0 in the Alltoallw. Empty for the other peers.
+  struct Run {
+    std::int64_t offset = 0;
+    int count = 0;
+  };
+  std::vector<std::vector<Run>> send_runs, recv_runs;
+  mutable std::vector<MPI_Request> requests;  ///< reused by every exchange
 };
 
 std::vector<PencilLayout> TransposePlan::chain(const Index3& global, const Index3& dims,
@@ -147,7 +187,8 @@ std::vector<PencilLayout> TransposePlan::chain(const Index3& global, const Index
   return out;
 }
 
-TransposePlan::TransposePlan(const Decomposition& decomp, TransposeKind kind, FftKind fft)
+TransposePlan::TransposePlan(const Decomposition& decomp, TransposeKind kind, FftKind fft,
+                             std::int64_t split_bytes)
     : kind_(kind), fft_(fft) {
   const Index3 global = decomp.global(), dims = decomp.dims(), me = decomp.coords();
   layouts_ = chain(global, dims, me, fft);
@@ -208,6 +249,35 @@ TransposePlan::TransposePlan(const Decomposition& decomp, TransposeKind kind, Ff
     st->send_counts[self] = st->recv_counts[self] = 0;
     st->send_elems[self] = st->recv_elems[self] = 0;
     st->zero_displs.assign(std::size_t(p), 0);
+
+    // Long runs contiguous on both sides go as plain messages (MPI's single-copy path) instead
+    // of one subarray message. Both ends decide from the same boxes, so they agree.
+    st->send_runs.resize(std::size_t(p));
+    st->recv_runs.resize(std::size_t(p));
+    const std::int64_t element_bytes = st->real ? 8 : 16;
+    std::size_t messages = 0;
+    for (int t = 0; t < p && split_bytes > 0 && kind_ == TransposeKind::ZeroCopy; ++t) {
+      if (t == st->self) continue;
+      Index3 peer = me;
+      peer[st->dim] = t;
+      const std::vector<PencilLayout> pl = chain(global, dims, peer, fft);
+      const std::size_t ti = std::size_t(t);
+      const std::vector<Box> out_runs =
+          common_runs(st->send_regions[ti], st->src, pl[std::size_t(s) + 1].box);
+      const std::vector<Box> in_runs =
+          common_runs(st->recv_regions[ti], pl[std::size_t(s)].out, st->dst);
+      for (const auto& [runs, box, list, counts] :
+           {std::tuple(&out_runs, &st->src, &st->send_runs[ti], &st->send_counts[ti]),
+            std::tuple(&in_runs, &st->dst, &st->recv_runs[ti], &st->recv_counts[ti])}) {
+        if (runs->empty() || runs->front().count() * element_bytes < split_bytes) continue;
+        for (const Box& r : *runs)
+          list->push_back({offset_in(*box, r.lo[0], r.lo[1], r.lo[2]),
+                           checked_int(r.count(), "a contiguous run")});
+        *counts = 0;
+        messages += runs->size();
+      }
+    }
+    st->requests.resize(messages);
     steps_.push_back(std::move(st));
   }
 
@@ -245,12 +315,31 @@ void TransposePlan::exchange(const Step& st, bool fwd, const void* from, void* t
   copy_elements(st.real, src, from, dst, to, st.self_region);
   HostExec().fence();
   if (kind_ == TransposeKind::ZeroCopy) {
+    // Long contiguous runs first (nonblocking, progressed by the collective), then every other
+    // peer's region as one subarray message.
+    const MPI_Datatype element = st.real ? MPI_DOUBLE : MPI_C_DOUBLE_COMPLEX;
+    const std::size_t size = st.real ? sizeof(double) : sizeof(Complex);
+    const auto& in_runs = fwd ? st.recv_runs : st.send_runs;
+    const auto& out_runs = fwd ? st.send_runs : st.recv_runs;
+    MPI_Request* req = st.requests.data();
+    for (std::size_t t = 0; t < in_runs.size(); ++t)
+      for (const Step::Run& r : in_runs[t])
+        mpi_check(MPI_Irecv(static_cast<char*>(to) + size * std::size_t(r.offset), r.count, element,
+                            int(t), kRunTag, st.comm, req++),
+                  "MPI_Irecv (transpose run)");
+    for (std::size_t t = 0; t < out_runs.size(); ++t)
+      for (const Step::Run& r : out_runs[t])
+        mpi_check(MPI_Isend(static_cast<const char*>(from) + size * std::size_t(r.offset), r.count,
+                            element, int(t), kRunTag, st.comm, req++),
+                  "MPI_Isend (transpose run)");
     mpi_check(
         MPI_Alltoallw(from, fwd ? st.send_counts.data() : st.recv_counts.data(),
                       st.zero_displs.data(), fwd ? st.send_types.data() : st.recv_types.data(), to,
                       fwd ? st.recv_counts.data() : st.send_counts.data(), st.zero_displs.data(),
                       fwd ? st.recv_types.data() : st.send_types.data(), st.comm),
         "MPI_Alltoallw (transpose)");
+    mpi_check(MPI_Waitall(int(st.requests.size()), st.requests.data(), MPI_STATUSES_IGNORE),
+              "MPI_Waitall (transpose runs)");
     return;
   }
   const auto& scounts = fwd ? st.send_elems : st.recv_elems;

@@ -50,6 +50,15 @@
 // box-to-box copy instead of a trip through MPI's self path (which, for derived types, packs
 // and unpacks through a temporary), and its slot in the all-to-all has count 0.
 //
+// Long runs. MPI libraries move a contiguous message by a single copy (Open MPI's shared
+// memory: CMA) but a derived-datatype message through bounce buffers in fragments, each
+// fragment a hand-over between the two processes. The region sent to a peer is a stack of
+// runs that are contiguous in both layouts (e.g. slabs 1x1x2: one x-y plane of the peer's
+// half per z index); when such runs are at least `split_bytes` long (default 32 KiB), the
+// zero-copy step sends them as one plain message per run (nonblocking, matched in order)
+// instead of one subarray message: the same bytes, still no pack loop, as the torus
+// all-to-all does with its large blocks. Shorter runs keep the subarray type.
+//
 // Real-to-complex chains (FftKind::R2C). A real field's spectrum is Hermitian,
 // U(-k) = conj U(k), so a real-to-complex transform along x keeps kx = 0 .. NX/2 only:
 // NX/2+1 complex values per x-line, about half the bytes. x must be the first dimension
@@ -127,9 +136,15 @@ struct PencilLayout {
 /// per-dimension communicators), applied many times.
 class TransposePlan {
  public:
-  /// Plan the chain of `fft` kind for `decomp` (which must outlive the plan). Collective over
-  /// decomp.comm().
-  TransposePlan(const Decomposition& decomp, TransposeKind kind, FftKind fft = FftKind::C2C);
+  /// Default of `split_bytes`: Open MPI's shared-memory transport sends larger messages by one
+  /// kernel-assisted copy when they are contiguous.
+  static constexpr std::int64_t kDefaultSplitBytes = 32768;
+
+  /// Plan the chain of `fft` kind for `decomp` (which must outlive the plan). Zero-copy: a
+  /// peer's region made of runs of at least `split_bytes` contiguous in both layouts goes as one
+  /// message per run (<= 0: never; see the header). Collective over decomp.comm().
+  TransposePlan(const Decomposition& decomp, TransposeKind kind, FftKind fft = FftKind::C2C,
+                std::int64_t split_bytes = kDefaultSplitBytes);
   ~TransposePlan();
   TransposePlan(const TransposePlan&) = delete;
   TransposePlan& operator=(const TransposePlan&) = delete;

@@ -212,38 +212,45 @@ TEST(Transpose, ChainNamesAndStepCounts) {
   for (int s = 0; s < 4; ++s) EXPECT_EQ(rfull[std::size_t(s)].next_dim, dims[s]);
 }
 
+/// Zero-copy transposes with the default split, without any (one subarray message per peer),
+/// and with every run sent as its own message (the test grids' runs are all below 32 KiB).
+const std::int64_t kSplits[] = {TransposePlan::kDefaultSplitBytes, 0, 1};
+
 TEST(Transpose, EveryStepAndRoundTripExact) {
   for (FftKind fft : kKinds)
     for (TransposeKind kind : kTransposes)
-      for (const Index3& n : kGrids)
-        for_each_decomposition(
-            n, fft == FftKind::R2C ? r2c_rank_grids() : kRankGrids,
-            [&](const Decomposition& decomp) {
-              SCOPED_TRACE(std::string(to_string(fft)) + " " + to_string(kind));
-              TransposePlan plan(decomp, kind, fft);
-              const auto& ls = plan.layouts();
-              ASSERT_EQ(ls.front().box, decomp.owned());
-              const std::size_t cap = std::size_t(std::max<std::int64_t>(plan.max_count(), 1));
-              ASSERT_GE(std::int64_t(cap * sizeof(Complex)), plan.max_bytes());
-              std::vector<std::vector<Complex>> from(ls.size(), std::vector<Complex>(cap)),
-                  to(ls.size(), std::vector<Complex>(cap));
-              for (int s = 0; s < plan.steps(); ++s) {
-                const std::size_t i = std::size_t(s);
-                const bool real = plan.step_real(s);
-                const Index3 g = grid_of(n, fft, real);
-                // Forward: layout s's output box into layout s+1's input box.
-                std::fill(to[i].begin(), to[i].end(), Complex(-1.0));
-                fill_indices(from[i].data(), real, ls[i].out, g);
-                plan.forward(s, from[i].data(), to[i].data());
-                EXPECT_EQ(index_mismatches(to[i].data(), real, ls[i + 1].box, g), 0)
-                    << "forward step " << s << " to " << ls[i + 1].name;
-                // Backward: and back, into a buffer of garbage.
-                std::fill(from[i].begin(), from[i].end(), Complex(-2.0));
-                plan.backward(s, to[i].data(), from[i].data());
-                EXPECT_EQ(index_mismatches(from[i].data(), real, ls[i].out, g), 0)
-                    << "backward step " << s << " to " << ls[i].name;
-              }
-            });
+      for (std::int64_t split : kSplits)
+        for (const Index3& n : kGrids)
+          for_each_decomposition(
+              n, fft == FftKind::R2C ? r2c_rank_grids() : kRankGrids,
+              [&](const Decomposition& decomp) {
+                SCOPED_TRACE(std::string(to_string(fft)) + " " + to_string(kind) + " split " +
+                             std::to_string(split));
+                if (kind == TransposeKind::Pack && split != kSplits[0]) return;
+                TransposePlan plan(decomp, kind, fft, split);
+                const auto& ls = plan.layouts();
+                ASSERT_EQ(ls.front().box, decomp.owned());
+                const std::size_t cap = std::size_t(std::max<std::int64_t>(plan.max_count(), 1));
+                ASSERT_GE(std::int64_t(cap * sizeof(Complex)), plan.max_bytes());
+                std::vector<std::vector<Complex>> from(ls.size(), std::vector<Complex>(cap)),
+                    to(ls.size(), std::vector<Complex>(cap));
+                for (int s = 0; s < plan.steps(); ++s) {
+                  const std::size_t i = std::size_t(s);
+                  const bool real = plan.step_real(s);
+                  const Index3 g = grid_of(n, fft, real);
+                  // Forward: layout s's output box into layout s+1's input box.
+                  std::fill(to[i].begin(), to[i].end(), Complex(-1.0));
+                  fill_indices(from[i].data(), real, ls[i].out, g);
+                  plan.forward(s, from[i].data(), to[i].data());
+                  EXPECT_EQ(index_mismatches(to[i].data(), real, ls[i + 1].box, g), 0)
+                      << "forward step " << s << " to " << ls[i + 1].name;
+                  // Backward: and back, into a buffer of garbage.
+                  std::fill(from[i].begin(), from[i].end(), Complex(-2.0));
+                  plan.backward(s, to[i].data(), from[i].data());
+                  EXPECT_EQ(index_mismatches(from[i].data(), real, ls[i].out, g), 0)
+                      << "backward step " << s << " to " << ls[i].name;
+                }
+              });
 }
 
 TEST(Transpose, PlanReusesTheCachedSubCommunicators) {

@@ -112,6 +112,7 @@ int fft(int argc, char** argv, MPI_Comm comm) {
   std::vector<int> grid{128, 128, 128}, ranks{0, 0, 0};
   int reps = 10, warmup = 2;
   std::string planner = "measure", kinds = "both";
+  std::int64_t split_bytes = TransposePlan::kDefaultSplitBytes;
   bool peers = true;
   CLI::App app{
       "Distributed 3D FFT, r2c and c2c: time per forward+inverse pair and per transpose step, "
@@ -131,6 +132,10 @@ int fft(int argc, char** argv, MPI_Comm comm) {
       ->check(CLI::IsMember({"measure", "estimate"}));
   app.add_option("--fft", kinds, "which transforms: r2c, c2c or both")
       ->check(CLI::IsMember({"r2c", "c2c", "both"}));
+  app.add_option("--split-bytes", split_bytes,
+                 "zero-copy: runs contiguous on both sides of at least this many bytes go as "
+                 "plain messages (0 = one subarray message per peer)")
+      ->check(CLI::Range(std::int64_t(0), std::int64_t(1) << 40));
   app.add_option("--peers", peers, "also time FFTW-MPI when built with it");
   if (const int status = parse_options(app, argc, argv, comm); status >= 0) return status;
 
@@ -152,8 +157,8 @@ int fft(int argc, char** argv, MPI_Comm comm) {
   std::vector<Variant> variants;
   for (FftKind kind : fft_kinds)
     for (TransposeKind transpose : {TransposeKind::ZeroCopy, TransposeKind::Pack}) {
-      ours.push_back(
-          std::make_unique<DistributedFft>(decomp, FftOptions{kind, transpose, planning}));
+      ours.push_back(std::make_unique<DistributedFft>(
+          decomp, FftOptions{kind, transpose, planning, split_bytes}));
       DistributedFft* f = ours.back().get();
       const std::int64_t cells = f->input_box().count();
       for (std::int64_t i = 0; i < cells; ++i) {
