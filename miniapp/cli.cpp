@@ -182,6 +182,20 @@ ParseOutcome parse_command_line(int argc, char** argv) {
       ->group(kSpectral);
   app.add_option("--spectrum-file", c.spectrum_file, "CSV file of --spectral-every")
       ->group(kSpectral);
+  app.add_option("--spectrum-k", c.spectrum_k,
+                 "wavenumbers of the spectra: physical (|k| in rad/m, shells of the smallest "
+                 "2 pi / L_d) | index (integer wavenumbers, shells of width 1)")
+      ->transform(choice_of(kWavenumberNames))
+      ->type_name("NAME")
+      ->default_str("physical")
+      ->group(kSpectral);
+  app.add_option("--fft", c.fft,
+                 "FFT of the spectral diagnostics: r2c (real-to-complex, half spectrum: half "
+                 "the memory and transpose bytes) | c2c (complex throughout, for comparison)")
+      ->transform(choice_of(kFftKindNames))
+      ->type_name("NAME")
+      ->default_str("r2c")
+      ->group(kSpectral);
   app.add_option("--transpose", c.transpose,
                  "pencil transposes: zerocopy (MPI_Alltoallw, subarray types) | pack "
                  "(pack + MPI_Alltoallv + unpack)")

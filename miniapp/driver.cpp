@@ -98,7 +98,9 @@ LoopOutcome run_time_loop(TimeStepper& stepper, const Config& config, std::int64
   };
   // Spectra go to the CSV and, the latest one, into the following checkpoints.
   const auto record_spectrum = [&] {
-    services.checkpoints.set_spectrum({step, services.spectral->record(stepper.field(), step)});
+    const EnergySpectrum e = services.spectral->record(stepper.field(), step);
+    services.checkpoints.set_spectrum(
+        {step, e.energy, double(step) * problem.dt, e.k, e.k_units()});
   };
   if (every_spectrum > 0 && step % every_spectrum == 0) record_spectrum();
 
@@ -161,10 +163,19 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
   preflight_checkpoints(config, comm);
   const std::optional<FaultPlan> fault = fault_from_environment(config, first_step, comm);
   if (rank == 0) {  // before the fields are allocated
-    std::printf(
-        "memory estimate: %.4g MB per rank for fields and halo buffers (x %d rank(s) "
-        "per node; %.4g GB available per node)\n",
-        memory.bytes_per_rank / 1e6, memory.node_ranks, memory.available_bytes / 1e9);
+    if (memory.fft_bytes_per_rank > 0)
+      std::printf(
+          "memory estimate: %.4g MB per rank for fields, halo and FFT buffers, of which %s FFT "
+          "(spectral diagnostics) %.4g MB = %.3g x the field (x %d rank(s) per node; %.4g GB "
+          "available per node)\n",
+          memory.bytes_per_rank / 1e6, to_string(config.fft), memory.fft_bytes_per_rank / 1e6,
+          memory.fft_bytes_per_rank / memory.field_bytes_per_rank, memory.node_ranks,
+          memory.available_bytes / 1e9);
+    else
+      std::printf(
+          "memory estimate: %.4g MB per rank for fields and halo buffers (x %d rank(s) "
+          "per node; %.4g GB available per node)\n",
+          memory.bytes_per_rank / 1e6, memory.node_ranks, memory.available_bytes / 1e9);
     if (fault) std::printf("fault injection: MINIAPP_FAULT=%s\n", fault->text.c_str());
     if (restart && !restart->note.empty())
       std::printf("miniapp: note: %s\n", restart->note.c_str());
@@ -188,9 +199,9 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
   const Decomposition& decomp = stepper.decomposition();
   // The FFT plans and buffers of the spectral features are built once, before the loop.
   std::unique_ptr<SpectralDiagnostics> spectral;
-  if (config.spectral_check || config.spectral_every > 0)
+  if (config.spectral())
     spectral = std::make_unique<SpectralDiagnostics>(
-        decomp, config.problem(), config.transpose,
+        decomp, config.problem(), config.fft_options(), config.spectrum_options(),
         config.spectral_every > 0 ? config.spectrum_file : "");
   CheckpointOptions checkpoint_options = config.checkpoint_options();
   if (fault) checkpoint_options.before_write = io_fault_hook(*fault, rank);

@@ -47,6 +47,10 @@ HaloOptions Config::halo() const { return {halo_mode, pack, halo_width, overlap}
 
 BlockingOptions Config::blocking() const { return {temporal_blocking, tile}; }
 
+FftOptions Config::fft_options() const { return {fft, transpose, FftPlanning::Estimate}; }
+
+SpectrumOptions Config::spectrum_options() const { return {spectrum_k}; }
+
 CheckpointOptions Config::checkpoint_options() const {
   CheckpointOptions o;
   o.dir = checkpoint_dir;
@@ -148,6 +152,12 @@ void Config::validate() const {
   require(explain_rank >= 0, "--explain-rank=" + str(explain_rank) + " must be >= 0");
   // Spectral diagnostics
   require(spectral_every >= 0, "--spectral-every=" + str(spectral_every) + " must be >= 0");
+  require(!given.count("--fft") || spectral(),
+          std::string("--fft ") + to_string(fft) +
+              " chooses the FFT of --spectral-check and --spectral-every, which are both off");
+  require(!given.count("--spectrum-k") || spectral_every > 0,
+          std::string("--spectrum-k ") + to_string(spectrum_k) +
+              " sets the wavenumbers of the spectra of --spectral-every, which is off");
   if (spectral_check || spectral_every > 0) {
     for (int d = 0; d < 3; ++d)
       require(bc[d] == Boundary::Periodic,

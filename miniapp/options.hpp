@@ -14,6 +14,7 @@
 #include "checkpoint_writer.hpp"
 #include "halo_exchange.hpp"
 #include "problem.hpp"
+#include "spectral.hpp"
 #include "time_stepper.hpp"
 #include "transpose.hpp"
 
@@ -67,9 +68,11 @@ struct Config {
 
   // Pencil transposes, 3D FFT and spectral diagnostics
   TransposeKind transpose = TransposeKind::ZeroCopy;  ///< --transpose zerocopy|pack
+  FftKind fft = FftKind::R2C;                         ///< --fft r2c|c2c
   bool spectral_check = false;                        ///< compare with the exact spectral evolution
   std::int64_t spectral_every = 0;                    ///< energy spectrum every N steps (0 = never)
   std::string spectrum_file = "spectrum.csv";         ///< CSV of E(|k|) per recorded step
+  Wavenumbers spectrum_k = Wavenumbers::Physical;     ///< --spectrum-k physical|index
 
   // Checkpoints and restart
   std::int64_t checkpoint_every = 0;             ///< steps between checkpoints (0 = none)
@@ -98,6 +101,11 @@ struct Config {
   BlockingOptions blocking() const;
   /// The writer's options (no fault hook: the driver adds one when asked).
   CheckpointOptions checkpoint_options() const;
+  /// The FFT of the spectral diagnostics (FFTW_ESTIMATE: used a few times per run).
+  FftOptions fft_options() const;
+  SpectrumOptions spectrum_options() const;
+  /// True when --spectral-check or --spectral-every needs the FFT.
+  bool spectral() const { return spectral_check || spectral_every > 0; }
 };
 
 /// The rank grid a run on nranks would use: --ranks with zeros chosen to minimise the halo

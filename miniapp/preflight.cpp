@@ -10,6 +10,7 @@
 #include <string>
 
 #include "durable_dir.hpp"
+#include "fft.hpp"
 #include "memory.hpp"
 #include "mpi_utils.hpp"
 
@@ -27,8 +28,25 @@ double estimated_bytes_per_rank(const Config& config, const Index3& dims) {
     const double n = double(block) + 2.0 * config.halo_width;
     face += 4.0 * config.halo_width * cells / n;  // send + receive buffers, both sides
   }
-  return 8.0 * (2.0 * cells + face);
+  return 8.0 * (2.0 * cells + face) + estimated_fft_bytes_per_rank(config, dims);
 }
+
+double estimated_fft_bytes_per_rank(const Config& config, const Index3& dims) {
+  if (!config.spectral()) return 0;
+  return DistributedFft::estimate_bytes(config.grid, dims, config.fft_options());
+}
+
+namespace {
+
+/// One field's owned cells (no ghosts) of the largest block, in bytes.
+double field_bytes(const Config& config, const Index3& dims) {
+  double cells = 1;
+  for (int d = 0; d < 3; ++d)
+    cells *= double((std::int64_t(config.grid[d]) + dims[d] - 1) / dims[d]);
+  return 8.0 * cells;
+}
+
+}  // namespace
 
 std::string check_writable_file(const std::string& path) {
   if (path.empty()) return "";
@@ -80,6 +98,8 @@ MemoryEstimate preflight(const Config& config, MPI_Comm comm) {
   mpi_check(MPI_Allreduce(&worst, &worst_all, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
   MemoryEstimate estimate;
   estimate.bytes_per_rank = need;
+  estimate.fft_bytes_per_rank = estimated_fft_bytes_per_rank(config, dims);
+  estimate.field_bytes_per_rank = field_bytes(config, dims);
   mpi_check(MPI_Allreduce(&node_ranks, &estimate.node_ranks, 1, MPI_INT, MPI_MAX, comm),
             "MPI_Allreduce");
   const double avail_or_max = avail > 0 ? avail : 1e300;

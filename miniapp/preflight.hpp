@@ -10,9 +10,11 @@ namespace miniapp {
 
 /// The memory a run needs against what its nodes have, worked out before allocating.
 struct MemoryEstimate {
-  double bytes_per_rank = 0;   ///< estimated_bytes_per_rank (the largest block)
-  int node_ranks = 1;          ///< most ranks sharing one node (MPI_COMM_TYPE_SHARED)
-  double available_bytes = 0;  ///< smallest MemAvailable over the nodes (0 = unknown)
+  double bytes_per_rank = 0;        ///< estimated_bytes_per_rank (the largest block)
+  double fft_bytes_per_rank = 0;    ///< of which the FFT buffers of the spectral diagnostics
+  double field_bytes_per_rank = 0;  ///< one field's owned cells of the largest block
+  int node_ranks = 1;               ///< most ranks sharing one node (MPI_COMM_TYPE_SHARED)
+  double available_bytes = 0;       ///< smallest MemAvailable over the nodes (0 = unknown)
 };
 
 /// Validate the config against the world: rank grid, memory estimate, output paths (report,
@@ -21,10 +23,15 @@ struct MemoryEstimate {
 /// every rank or on none.
 MemoryEstimate preflight(const Config& config, MPI_Comm comm);
 
-/// Bytes this run needs per rank (two fields with ghosts plus halo buffers), estimated
-/// before allocating; the libraries' own footprint (MPI, Kokkos, HDF5: tens of MB) and the
-/// FFT buffers of the spectral diagnostics are not included. Not collective.
+/// Bytes this run needs per rank (two fields with ghosts, halo buffers and, with
+/// --spectral-check or --spectral-every, the FFT buffers), estimated before allocating; the
+/// libraries' own footprint (MPI, Kokkos, HDF5, FFTW plans: tens of MB) is not included. Not
+/// collective.
 double estimated_bytes_per_rank(const Config& config, const Index3& dims);
+
+/// The FFT buffers of the spectral diagnostics on the rank with the largest layouts (0 when
+/// neither --spectral-check nor --spectral-every is on). Not collective.
+double estimated_fft_bytes_per_rank(const Config& config, const Index3& dims);
 
 /// Check on rank 0 that `path` can be written without creating it now: an existing regular
 /// writable file, or a writable directory to create it in. Returns "" when fine, else the

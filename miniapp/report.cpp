@@ -151,8 +151,12 @@ void print_report(std::ostream& os, const RunReport& r) {
        << bytes_text(r.checkpoints.gbps() * 1e9) << "/s write\n";
   os << "  memory        peak RSS " << fmt(r.peak_rss.min / 1e6, "%.1f") << "/"
      << fmt(r.peak_rss.max / 1e6, "%.1f") << " MB per rank (min/max); estimate "
-     << fmt(r.memory_estimate.bytes_per_rank / 1e6, "%.3g")
-     << " MB per rank for fields and halo buffers\n";
+     << fmt(r.memory_estimate.bytes_per_rank / 1e6, "%.3g") << " MB per rank for fields";
+  if (r.memory_estimate.fft_bytes_per_rank > 0)
+    os << ", halo and " << to_string(c.fft) << " FFT buffers (FFT "
+       << fmt(r.memory_estimate.fft_bytes_per_rank / 1e6, "%.3g") << " MB)\n";
+  else
+    os << " and halo buffers\n";
   const Interruption& stop = r.interruption;
   if (stop.signal != 0)
     os << "  interrupted   by " << signal_name(stop.signal) << " at step " << stop.step << " of "
@@ -164,9 +168,11 @@ void print_report(std::ostream& os, const RunReport& r) {
     os << (r.verification.passed ? "VERIFICATION PASSED\n" : "VERIFICATION FAILED\n");
   }
   if (const std::optional<SpectralCheckResult>& sc = r.spectral_check) {
+    // The r2c inverse is real by construction: only c2c has an imaginary part to report.
     os << "  spectral      max |u - exact| = " << fmt(sc->max_error, "%.3e") << ", L2 (rms) "
-       << fmt(sc->l2_error, "%.3e") << ", max |imag| " << fmt(sc->max_imag, "%.3e")
-       << " (tolerance " << fmt(sc->tolerance, "%.1e") << ")\n";
+       << fmt(sc->l2_error, "%.3e");
+    if (c.fft == FftKind::C2C) os << ", max |imag| " << fmt(sc->max_imag, "%.3e");
+    os << " (" << to_string(c.fft) << " FFT, tolerance " << fmt(sc->tolerance, "%.1e") << ")\n";
     os << (sc->passed ? "SPECTRAL CHECK PASSED\n" : "SPECTRAL CHECK FAILED\n");
   }
   os << "digest " << digest_hex(r.summary.digest) << "\n";
@@ -239,6 +245,8 @@ std::string report_json(const RunReport& r) {
                  {"two_d", c.two_d()},
                  {"spectral_check", c.spectral_check},
                  {"spectral_every", c.spectral_every},
+                 {"fft", to_string(c.fft)},
+                 {"spectrum_k", to_string(c.spectrum_k)},
                  {"spectrum_file", c.spectrum_file},
                  {"transpose", to_string(c.transpose)},
                  {"checkpoint_every", c.checkpoint_every},
@@ -282,7 +290,8 @@ std::string report_json(const RunReport& r) {
   j["memory"] = {{"peak_rss_bytes", stat(r.peak_rss)},
                  {"estimate_bytes_per_rank", r.memory_estimate.bytes_per_rank},
                  {"node_ranks", r.memory_estimate.node_ranks},
-                 {"available_bytes_per_node", r.memory_estimate.available_bytes}};
+                 {"available_bytes_per_node", r.memory_estimate.available_bytes},
+                 {"estimate_fft_bytes_per_rank", r.memory_estimate.fft_bytes_per_rank}};
   if (r.interruption.signal != 0)
     j["interrupted"] = {{"signal", signal_name(r.interruption.signal)},
                         {"step", r.interruption.step},
@@ -297,8 +306,9 @@ std::string report_json(const RunReport& r) {
     j["spectral_check"] = {{"passed", sc->passed},
                            {"max_error", sc->max_error},
                            {"l2_error", sc->l2_error},
-                           {"max_imag", sc->max_imag},
-                           {"tolerance", sc->tolerance}};
+                           {"max_imag", c.fft == FftKind::C2C ? json(sc->max_imag) : json(nullptr)},
+                           {"tolerance", sc->tolerance},
+                           {"fft", to_string(c.fft)}};
 
   j["schema_version"] = kReportSchemaVersion;
   j["label"] = c.label;

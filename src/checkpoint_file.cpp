@@ -446,27 +446,42 @@ void write_field_file(const std::string& path, const Field& u, const CheckpointM
     });
     if (spectrum && spectrum->step >= 0) {
       // The spectrum is the same on every rank: rank 0 writes it, the others select nothing
-      // (the dataset's creation and the write call are still collective).
+      // (the datasets' creation and the write calls are still collective).
       all_or_none<CheckpointError>(comm, kAgreementGraceSeconds, [&] {
         int rank = 0;
         MPI_Comm_rank(comm, &rank);
-        const hsize_t n = spectrum->energy.size();
-        H5Handle space(H5Screate_simple(1, &n, nullptr), "H5Screate_simple(spectrum)");
-        H5Handle mem(H5Screate_simple(1, &n, nullptr), "H5Screate_simple(spectrum memory)");
-        H5Handle ds(H5Dcreate2(file, "spectrum", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT,
-                               H5P_DEFAULT),
-                    "H5Dcreate2(spectrum)");
+        const auto write_1d = [&](const char* name, const std::vector<double>& values) {
+          const hsize_t n = values.size();
+          H5Handle space(H5Screate_simple(1, &n, nullptr),
+                         std::string("H5Screate_simple(") + name + ")");
+          H5Handle mem(H5Screate_simple(1, &n, nullptr),
+                       std::string("H5Screate_simple(") + name + " memory)");
+          H5Handle ds(
+              H5Dcreate2(file, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+              std::string("H5Dcreate2(") + name + ")");
+          if (rank != 0) {
+            h5check(H5Sselect_none(space), "H5Sselect_none");
+            h5check(H5Sselect_none(mem), "H5Sselect_none");
+          }
+          const H5Handle dxpl = collective_transfer();
+          h5check(H5Dwrite(ds, H5T_NATIVE_DOUBLE, mem, space, dxpl, values.data()),
+                  std::string("H5Dwrite(") + name + ")");
+          return ds;
+        };
+        H5Handle ds = write_1d("spectrum", spectrum->energy);
         write_attr(ds, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, 0, &spectrum->step);
+        write_attr(ds, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, &spectrum->time);
+        write_attr_string(ds, "time_units", "s");
+        write_attr_string(ds, "k_units", spectrum->k_units);
         write_attr_string(ds, "definition",
-                          "E(s) = 1/2 sum over round(|k|) = s of |FFT(u)(k)/N|^2, s = 0, 1, ...");
-        if (rank != 0) {
-          h5check(H5Sselect_none(space), "H5Sselect_none");
-          h5check(H5Sselect_none(mem), "H5Sselect_none");
-        }
-        const H5Handle dxpl = collective_transfer();
-        h5check(H5Dwrite(ds, H5T_NATIVE_DOUBLE, mem, space, dxpl, spectrum->energy.data()),
-                "H5Dwrite(spectrum)");
+                          "E(s) = 1/2 sum over the modes k with round(|k|/dk) = s of "
+                          "|FFT(u)(k)/N|^2, s = 0, 1, ...; shell s at |k| = spectrum_k[s] = s dk");
         ds.close("H5Dclose(spectrum)");
+        if (!spectrum->k.empty()) {
+          H5Handle dk = write_1d("spectrum_k", spectrum->k);
+          write_attr_string(dk, "units", spectrum->k_units);
+          dk.close("H5Dclose(spectrum_k)");
+        }
       });
     }
     all_or_none<CheckpointError>(comm, kAgreementGraceSeconds, [&] {

@@ -5,8 +5,9 @@
 //   /field               float64 dataset, dims [NZ][NY][NX] in C order: x varies fastest in
 //                         the file, exactly as in memory. h5py: u = f["field"][...] gives
 //                         u[z, y, x]; cell (x, y, z) is u[z, y, x].
-//   /spectrum            optional float64 dataset: the latest energy spectrum E(|k|), with
-//                         attribute "step" (when it was computed).
+//   /spectrum            optional float64 dataset: the latest energy spectrum E(|k|), one value
+//                         per shell, with attributes step, time, time_units, k_units, definition;
+//   /spectrum_k          its shells' wavenumbers |k| (attribute units: rad/m, or 1 for index).
 //   / (root attributes)   what defines the run (each covered by run_digest):
 //                           step, time, grid_xyz, spacing_xyz, kappa_xyz, dt, coefficients_xyz,
 //                           bc_xyz, bc_value, stencil (7 or 27), init, seed, sine_mode_xyz;
@@ -122,10 +123,14 @@ struct CheckpointTunables {
 };
 
 /// An energy spectrum E(|k|) (src/spectral.hpp) stored beside the field as dataset "spectrum"
-/// (shells 0, 1, ...; attribute "step": when it was computed).
+/// (one value per shell 0, 1, ...; attributes step, time, units) and dataset "spectrum_k" (the
+/// shells' wavenumbers; attribute units).
 struct Spectrum {
   std::int64_t step = -1;  ///< -1: none recorded yet
   std::vector<double> energy;
+  double time = 0;                ///< simulated time of `step` [s]
+  std::vector<double> k;          ///< the shells' wavenumbers (empty: not written)
+  std::string k_units = "rad/m";  ///< units of k: "rad/m", or "1" for index wavenumbers
 };
 
 /// Called on each rank right before its share of the collective field write; an exception

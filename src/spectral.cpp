@@ -1,5 +1,6 @@
 #include "spectral.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -71,15 +72,25 @@ void load_field(const Field& u, DistributedFft& fft) {
   const Box in = u.interior();
   const int nx = in.extent(0), ny = in.extent(1);
   const std::int64_t lines = std::int64_t(ny) * in.extent(2);
-  Complex* dst = fft.input();
   const Field f = u;
-  Kokkos::parallel_for("miniapp::spectral::load", Kokkos::RangePolicy<HostExec>(0, lines),
-                       [=](std::int64_t line) {
-                         const int j = in.lo[1] + int(line % ny), k = in.lo[2] + int(line / ny);
-                         const std::int64_t row = f.index(in.lo[0], j, k);
-                         for (int i = 0; i < nx; ++i)
-                           dst[line * nx + i] = Complex(host(row + i), 0.0);
-                       });
+  if (fft.kind() == FftKind::R2C) {
+    double* dst = fft.real_input();
+    Kokkos::parallel_for("miniapp::spectral::load", Kokkos::RangePolicy<HostExec>(0, lines),
+                         [=](std::int64_t line) {
+                           const int j = in.lo[1] + int(line % ny), k = in.lo[2] + int(line / ny);
+                           const std::int64_t row = f.index(in.lo[0], j, k);
+                           for (int i = 0; i < nx; ++i) dst[line * nx + i] = host(row + i);
+                         });
+  } else {
+    Complex* dst = fft.input();
+    Kokkos::parallel_for("miniapp::spectral::load", Kokkos::RangePolicy<HostExec>(0, lines),
+                         [=](std::int64_t line) {
+                           const int j = in.lo[1] + int(line % ny), k = in.lo[2] + int(line / ny);
+                           const std::int64_t row = f.index(in.lo[0], j, k);
+                           for (int i = 0; i < nx; ++i)
+                             dst[line * nx + i] = Complex(host(row + i), 0.0);
+                         });
+  }
   HostExec().fence();
 }
 
@@ -88,18 +99,24 @@ SpectralCheckResult spectral_check(const Field& u, const InitialCondition& ic,
                                    MPI_Comm comm) {
   // u_0 into the FFT's input layout (the owned box, x fastest).
   const Box in = fft.input_box();
-  Complex* x = fft.input();
+  const bool real = fft.kind() == FftKind::R2C;
+  double* xr = real ? fft.real_input() : nullptr;
+  Complex* xc = real ? nullptr : fft.input();
   double u0_max = 0;
   for (int z = in.lo[2]; z < in.hi[2]; ++z)
     for (int y = in.lo[1]; y < in.hi[1]; ++y)
       for (int i = in.lo[0]; i < in.hi[0]; ++i) {
         const double v = ic(i, y, z);
-        x[offset_in(in, i, y, z)] = Complex(v, 0.0);
+        const std::int64_t o = offset_in(in, i, y, z);
+        if (real)
+          xr[o] = v;
+        else
+          xc[o] = Complex(v, 0.0);
         u0_max = std::max(u0_max, std::abs(v));
       }
   fft.forward();
 
-  // Every mode times g(k)^steps.
+  // Every stored mode times g(k)^steps (for r2c the half kx <= NX/2: g(-k) = g(k)).
   const Box sb = fft.spectral_box();
   const Index3 n = ic.grid;
   Complex* U = fft.spectral();
@@ -119,11 +136,12 @@ SpectralCheckResult spectral_check(const Field& u, const InitialCondition& ic,
   for (int k = pin.lo[2]; k < pin.hi[2]; ++k)
     for (int j = pin.lo[1]; j < pin.hi[1]; ++j)
       for (int i = pin.lo[0]; i < pin.hi[0]; ++i) {
-        const Complex e = x[offset_in(pin, i, j, k)];
-        const double diff = std::abs(host(u.index(i, j, k)) - e.real());
+        const std::int64_t o = offset_in(pin, i, j, k);
+        const double exact = real ? xr[o] : xc[o].real();
+        const double diff = std::abs(host(u.index(i, j, k)) - exact);
         local[0] = std::max(local[0], diff);
         local[1] += diff * diff;
-        local[2] = std::max(local[2], std::abs(e.imag()));
+        if (!real) local[2] = std::max(local[2], std::abs(xc[o].imag()));
       }
   double maxes[3] = {local[0], local[2], u0_max}, sum = local[1];
   double gmax[3];
@@ -145,57 +163,79 @@ SpectralCheckResult spectral_check(const Field& u, const InitialCondition& ic,
   return r;
 }
 
-std::vector<double> energy_spectrum(const Field& u, DistributedFft& fft, MPI_Comm comm) {
+EnergySpectrum energy_spectrum(const Field& u, DistributedFft& fft,
+                               const std::array<double, 3>& spacing, const SpectrumOptions& options,
+                               MPI_Comm comm) {
   load_field(u, fft);
   fft.forward();
   const Index3 n = fft.global();
-  double kmax2 = 0;
-  for (int d = 0; d < 3; ++d) {
-    const int nyquist = n[d] / 2;  // integer: the largest |k_d|
-    kmax2 += double(nyquist) * double(nyquist);
+  // |k| / dk = sqrt(sum_d (n_d q_d)^2) with q_d = dk_d / dk = L_max / L_d (1 for index
+  // wavenumbers); every mode and the largest one go through the same arithmetic, so the
+  // shell count below bounds every mode's shell.
+  EnergySpectrum e;
+  e.wavenumbers = options.wavenumbers;
+  double q[3] = {1, 1, 1};
+  if (options.wavenumbers == Wavenumbers::Physical) {
+    double length[3], longest = 0;
+    for (int d = 0; d < 3; ++d) {
+      length[d] = double(n[d]) * spacing[std::size_t(d)];
+      if (n[d] > 1) longest = std::max(longest, length[d]);
+    }
+    if (longest == 0) longest = length[0];  // a single cell: only k = 0 exists
+    for (int d = 0; d < 3; ++d) q[d] = longest / length[d];
+    e.dk = 2.0 * kPi / longest;
   }
-  const std::size_t shells = std::size_t(std::lround(std::sqrt(kmax2))) + 1;
-  std::vector<double> local(shells, 0.0), global(shells, 0.0);
+  const auto shell = [&q](int n0, int n1, int n2) {
+    const double t0 = n0 * q[0], t1 = n1 * q[1], t2 = n2 * q[2];
+    return std::size_t(std::lround(std::sqrt(t0 * t0 + t1 * t1 + t2 * t2)));
+  };
+  const std::size_t shells = shell(n[0] / 2, n[1] / 2, n[2] / 2) + 1;
+  std::vector<double> local(shells, 0.0);
+  e.energy.assign(shells, 0.0);
   const double inv_n = 1.0 / (double(n[0]) * n[1] * n[2]);
   const Box sb = fft.spectral_box();
   const Complex* U = fft.spectral();
   for (int kz = sb.lo[2]; kz < sb.hi[2]; ++kz)
     for (int ky = sb.lo[1]; ky < sb.hi[1]; ++ky)
       for (int kx = sb.lo[0]; kx < sb.hi[0]; ++kx) {
-        const double k1 = signed_wavenumber(kx, n[0]), k2 = signed_wavenumber(ky, n[1]),
-                     k3 = signed_wavenumber(kz, n[2]);
-        const std::size_t s = std::size_t(std::lround(std::sqrt(k1 * k1 + k2 * k2 + k3 * k3)));
+        const std::size_t s = shell(signed_wavenumber(kx, n[0]), signed_wavenumber(ky, n[1]),
+                                    signed_wavenumber(kz, n[2]));
         const Complex c = U[offset_in(sb, kx, ky, kz)] * inv_n;
-        local[s] += 0.5 * (c.real() * c.real() + c.imag() * c.imag());
+        local[s] += 0.5 * fft.hermitian_weight(kx) * (c.real() * c.real() + c.imag() * c.imag());
       }
-  mpi_check(MPI_Allreduce(local.data(), global.data(), int(shells), MPI_DOUBLE, MPI_SUM, comm),
+  mpi_check(MPI_Allreduce(local.data(), e.energy.data(), int(shells), MPI_DOUBLE, MPI_SUM, comm),
             "MPI_Allreduce");
-  return global;
+  for (std::size_t s = 0; s < shells; ++s) e.k.push_back(double(s) * e.dk);
+  return e;
 }
 
 SpectralDiagnostics::SpectralDiagnostics(const Decomposition& decomp, const Problem& problem,
-                                         TransposeKind kind, const std::string& csv_path)
+                                         const FftOptions& fft, const SpectrumOptions& spectrum,
+                                         const std::string& csv_path)
     : decomp_(decomp),
       problem_(problem),
+      spectrum_(spectrum),
       csv_path_(csv_path),
-      fft_(decomp, kind, FftPlanning::Estimate) {
+      fft_(decomp, fft) {
   if (csv_path.empty()) return;
   int ok = 1;
   if (decomp.rank() == 0) {
     csv_.open(csv_path);
-    csv_ << "step,time,k,E\n";
+    csv_ << "step,time_s,shell,"
+         << (spectrum.wavenumbers == Wavenumbers::Physical ? "k_rad_per_m" : "k_index") << ",E\n";
     ok = csv_.good() ? 1 : 0;
   }
   mpi_check(MPI_Bcast(&ok, 1, MPI_INT, 0, decomp.comm()), "MPI_Bcast");
   if (!ok) throw std::runtime_error("cannot write the spectrum file " + csv_path);
 }
 
-std::vector<double> SpectralDiagnostics::record(const Field& u, std::int64_t step) {
-  std::vector<double> e = energy_spectrum(u, fft_, decomp_.comm());
+EnergySpectrum SpectralDiagnostics::record(const Field& u, std::int64_t step) {
+  EnergySpectrum e = energy_spectrum(u, fft_, problem_.spacing, spectrum_, decomp_.comm());
   if (decomp_.rank() != 0 || csv_path_.empty()) return e;
   csv_.precision(17);
-  for (std::size_t s = 0; s < e.size(); ++s)
-    csv_ << step << "," << double(step) * problem_.dt << "," << s << "," << e[s] << "\n";
+  for (std::size_t s = 0; s < e.energy.size(); ++s)
+    csv_ << step << "," << double(step) * problem_.dt << "," << s << "," << e.k[s] << ","
+         << e.energy[s] << "\n";
   csv_.flush();
   if (!csv_) throw std::runtime_error("could not write the spectrum " + csv_path_);
   return e;

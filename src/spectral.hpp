@@ -16,15 +16,27 @@
 // After s steps each mode is multiplied by g(k)^s exactly, so the spectral check computes
 //   u_exact = IFFT( g^s . FFT(u_0) )
 // and compares it with the stencil's field: this verifies any initial field, not only a sine.
+// With the real-to-complex FFT (the default) only kx = 0 .. NX/2 is stored; g is even in every
+// k_d (g(k) = g(-k) mode by mode), so multiplying the stored half by g^s is the whole evolution
+// and the complex-to-real inverse returns a real field by construction.
 //
-// Energy spectrum: with U(k) = FFT(u)(k) / N (so that mean(u^2) = sum_k |U(k)|^2, Parseval),
-//   E(s) = 1/2 sum over k with round(|k|) = s of |U(k)|^2,   |k|^2 = sum_d kbar_d^2,
-// where kbar_d = k_d for k_d <= N_d / 2 and k_d - N_d above (signed integer wavenumbers).
-// Hence sum_s E(s) = 1/2 mean(u^2), the mean energy per cell.
+// Energy spectrum: with U(k) = FFT(u)(k) / N (so that mean(u^2) = sum_k |U(k)|^2, Parseval)
+// and signed integer wavenumbers n_d (n_d = k_d for k_d <= N_d / 2, k_d - N_d above), the
+// physical wavenumber of a mode on cells of size dx_d is
+//   kphys_d = 2 pi n_d / (N_d dx_d) = 2 pi n_d / L_d   [rad/m],
+// and shells are dk = 2 pi / L_max wide (L_max the longest box side with N_d > 1: the
+// smallest nonzero |kphys_d|):
+//   E(s) = 1/2 sum over k with round(|kphys| / dk) = s of w(k_x) |U(k)|^2,   k_s = s dk,
+// where w is the Hermitian weight of the half spectrum (DistributedFft::hermitian_weight: 2
+// for the modes whose conjugate is not stored, else 1). Hence sum_s E(s) = 1/2 mean(u^2), the
+// mean energy per cell; E(s) is the energy in the shell, not a density (E / dk is). The index
+// spectrum (Wavenumbers::Index, for teaching) uses |k|^2 = sum_d n_d^2 and dk = 1 instead: on a
+// cubic box with equal spacing the two differ only by the factor 2 pi / L on k.
 #pragma once
 
 #include <mpi.h>
 
+#include <array>
 #include <fstream>
 #include <memory>
 #include <vector>
@@ -59,13 +71,35 @@ double amplification(const StencilWeights& w, const Index3& k, const Index3& n);
 struct SpectralCheckResult {
   double max_error = 0;  ///< max over cells of |u - u_exact|
   double l2_error = 0;   ///< sqrt(sum over cells of (u - u_exact)^2 / N) (root mean square)
-  double max_imag = 0;   ///< max |Im u_exact| (round-off: u_0 is real)
+  double max_imag = 0;   ///< max |Im u_exact| (round-off: u_0 is real; 0 for r2c, real by design)
   double tolerance = 0;
   bool passed = false;
 };
 
-/// Copy the owned cells of u into fft.input() (imaginary parts zero). u's owned box must be the
-/// FFT's input box. Not collective; fences.
+/// Which wavenumbers a spectrum is binned on: physical |k| in rad/m (shells of the smallest
+/// nonzero |k_d|), or the integer index wavenumbers (shells of width 1; for teaching).
+enum class Wavenumbers { Physical, Index };
+inline constexpr NameTable<Wavenumbers, 2> kWavenumberNames{
+    {{Wavenumbers::Physical, "physical"}, {Wavenumbers::Index, "index"}}};
+inline const char* to_string(Wavenumbers w) { return name_of(kWavenumberNames, w); }
+
+/// How energy spectra are computed.
+struct SpectrumOptions {
+  Wavenumbers wavenumbers = Wavenumbers::Physical;
+};
+
+/// An energy spectrum: shell s = 0, 1, ... holds the modes with round(|k| / dk) = s.
+struct EnergySpectrum {
+  Wavenumbers wavenumbers = Wavenumbers::Physical;
+  double dk = 1;               ///< shell width (rad/m, or 1 for index wavenumbers)
+  std::vector<double> k;       ///< the shells' wavenumbers s * dk
+  std::vector<double> energy;  ///< E(s); sum_s E(s) = mean(u^2) / 2
+  /// Units of k and dk: "rad/m" or "1" (index wavenumbers).
+  const char* k_units() const { return wavenumbers == Wavenumbers::Physical ? "rad/m" : "1"; }
+};
+
+/// Copy the owned cells of u into the FFT's input (real, or complex with imaginary parts zero).
+/// u's owned box must be the FFT's input box. Not collective; fences.
 void load_field(const Field& u, DistributedFft& fft);
 
 /// Compare u, the result of `steps` steps of stencil w from the initial field ic, with the exact
@@ -74,27 +108,31 @@ SpectralCheckResult spectral_check(const Field& u, const InitialCondition& ic,
                                    const StencilWeights& w, std::int64_t steps, DistributedFft& fft,
                                    MPI_Comm comm);
 
-/// E(s) for the integer shells s = 0 .. smax of the field u (see the header). The result is
-/// complete on every rank. Collective over comm.
-std::vector<double> energy_spectrum(const Field& u, DistributedFft& fft, MPI_Comm comm);
+/// The energy spectrum of the field u on cells of size `spacing` (see the header). The result
+/// is complete on every rank. Collective over comm.
+EnergySpectrum energy_spectrum(const Field& u, DistributedFft& fft,
+                               const std::array<double, 3>& spacing, const SpectrumOptions& options,
+                               MPI_Comm comm);
 
-/// The spectral tools of one run: one FFT plan (FFTW_ESTIMATE: used a few times per run) and
-/// the spectrum CSV (rank 0 writes `step,time,k,E` rows).
+/// The spectral tools of one run: one FFT plan and the spectrum CSV (rank 0 writes rows
+/// `step,time_s,shell,k_rad_per_m,E`, or `k_index` for index wavenumbers).
 class SpectralDiagnostics {
  public:
-  /// Plan the FFT of `problem`'s field on decomp with transposes of `kind`; open `csv_path`
-  /// for the spectra ("" = no CSV). Collective over decomp.comm(). Throws std::runtime_error
-  /// on every rank when rank 0 cannot open the CSV.
-  SpectralDiagnostics(const Decomposition& decomp, const Problem& problem, TransposeKind kind,
-                      const std::string& csv_path);
-  /// Append E(k) of u at `step` to the CSV and return it (on every rank). Collective.
-  std::vector<double> record(const Field& u, std::int64_t step);
+  /// Plan the FFT of `problem`'s field on decomp with `fft` options; open `csv_path` for the
+  /// spectra ("" = no CSV). Collective over decomp.comm(). Throws std::runtime_error on every
+  /// rank when rank 0 cannot open the CSV.
+  SpectralDiagnostics(const Decomposition& decomp, const Problem& problem, const FftOptions& fft,
+                      const SpectrumOptions& spectrum, const std::string& csv_path);
+  /// Append the spectrum of u at `step` to the CSV and return it (on every rank). Collective.
+  EnergySpectrum record(const Field& u, std::int64_t step);
   /// The spectral check of u after `steps` steps from the configured initial field. Collective.
   SpectralCheckResult check(const Field& u, std::int64_t steps);
+  const DistributedFft& fft() const { return fft_; }
 
  private:
   const Decomposition& decomp_;
   Problem problem_;
+  SpectrumOptions spectrum_;
   std::string csv_path_;
   DistributedFft fft_;
   std::ofstream csv_;

@@ -49,6 +49,36 @@
 // In both, the part a rank keeps (its own peer slot, 1/p_d of the data) is one direct
 // box-to-box copy instead of a trip through MPI's self path (which, for derived types, packs
 // and unpacks through a temporary), and its slot in the all-to-all has count 0.
+//
+// Long runs. MPI libraries move a contiguous message by a single copy (Open MPI's shared
+// memory: CMA) but a derived-datatype message through bounce buffers in fragments, each
+// fragment a hand-over between the two processes. The region sent to a peer is a stack of
+// runs that are contiguous in both layouts (e.g. slabs 1x1x2: one x-y plane of the peer's
+// half per z index); when such runs are at least `split_bytes` long (default 32 KiB), the
+// zero-copy step sends them as one plain message per run (nonblocking, matched in order)
+// instead of one subarray message: the same bytes, still no pack loop, as the torus
+// all-to-all does with its large blocks. Shorter runs keep the subarray type.
+//
+// Real-to-complex chains (FftKind::R2C). A real field's spectrum is Hermitian,
+// U(-k) = conj U(k), so a real-to-complex transform along x keeps kx = 0 .. NX/2 only:
+// NX/2+1 complex values per x-line, about half the bytes. x must be the first dimension
+// transformed, so the chain is the one above with a = x whatever the rank counts. The layouts
+// up to the x-pencils carry real cells of the field's grid NX x NY x NZ; the x-pencil layout
+// transforms x and leaves complex cells of the half grid NXh x NY x NZ (NXh = NX/2+1), and
+// every later layout is the same formula on the half grid. Only x ranges depend on the grid's
+// x extent, so the x-pencil's y and z ranges are the same on both sides, and the complex
+// blocks split NXh where the field's blocks split NX (block_range(NXh, px, cx), which can
+// differ from the field's split and leave a rank empty when NXh < px):
+//
+//   1x1x2, NX = 8:  blocks = x-pencils = y-pencils  [r2c x, c2c y: 8 -> 5]  --z--> z-pencils
+//   2x1x1, NX = 8:  blocks X(cx) = [0,4) | [4,8)  --x--> x-pencils [r2c x]  --x--> blocks
+//                   X_h(cx) = [0,3) | [3,5) = y-pencils = z-pencils [c2c y, z]
+//
+// Every step carries one element type: real (MPI_DOUBLE subarrays) into a layout that receives
+// real cells, complex otherwise. When px = 1 the chain has the C2C chain's steps at half the
+// bytes. When px > 1 and another dimension has one rank, C2C starts with that dimension and
+// R2C needs one step more, each of half the bytes: the same or fewer bytes in total (2x1x1:
+// 2 x 8 B against 1 x 16 B per cell) but one more latency.
 #pragma once
 
 #include <mpi.h>
@@ -71,6 +101,17 @@ inline constexpr NameTable<TransposeKind, 2> kTransposeNames{
     {{TransposeKind::ZeroCopy, "zerocopy"}, {TransposeKind::Pack, "pack"}}};
 inline const char* to_string(TransposeKind k) { return name_of(kTransposeNames, k); }
 
+/// What a chain carries: complex cells throughout (C2C), or real cells until the layout that
+/// transforms x, where a real-to-complex FFT leaves the NX/2+1 non-negative x wavenumbers (R2C).
+/// Owned here because the chain's boxes depend on it; the FFT takes it in FftOptions.
+enum class FftKind { R2C, C2C };
+inline constexpr NameTable<FftKind, 2> kFftKindNames{
+    {{FftKind::R2C, "r2c"}, {FftKind::C2C, "c2c"}}};
+inline const char* to_string(FftKind k) { return name_of(kFftKindNames, k); }
+
+/// The extent of the complex half spectrum along x of a real grid with nx cells.
+constexpr int half_extent(int nx) { return nx / 2 + 1; }
+
 using Complex = Kokkos::complex<double>;
 
 /// Host buffers of the FFT (FFTW runs on the host).
@@ -79,10 +120,15 @@ using ComplexBuffer = Kokkos::View<Complex*, Kokkos::HostSpace>;
 /// One layout of the chain: this rank's box and the dimensions it spans fully and that the
 /// FFT transforms while the data sits in this layout.
 struct PencilLayout {
-  std::string name;           ///< "blocks", "x-pencils", "blocks (= z-pencils)", ...
-  Box box;                    ///< this rank's global box in this layout
-  std::vector<int> fft_dims;  ///< dimensions transformed in this layout
-  int next_dim = -1;          ///< torus dimension of the step to the next layout (-1: last)
+  std::string name;              ///< "blocks", "x-pencils", "blocks = y-pencils", ...
+  Box box;                       ///< this rank's global box of the cells as they arrive (forward)
+  std::vector<int> fft_dims;     ///< dimensions transformed in this layout
+  int next_dim = -1;             ///< torus dimension of the step to the next layout (-1: last)
+  bool real = false;             ///< the cells arrive real (R2C chains, up to the x transform)
+  bool real_to_complex = false;  ///< the forward transform turns real cells into the half
+                                 ///< spectrum (the R2C layout that transforms x)
+  Box out;  ///< this rank's box after the forward transforms: `box`, except in the R2C layout
+            ///< that transforms x, whose complex output spans x = [0, NX/2+1)
 };
 
 /// The chain of layouts blocks -> ... -> last pencil for a decomposition, and the transposes
@@ -90,8 +136,15 @@ struct PencilLayout {
 /// per-dimension communicators), applied many times.
 class TransposePlan {
  public:
-  /// Plan the chain for `decomp` (which must outlive the plan). Collective over decomp.comm().
-  TransposePlan(const Decomposition& decomp, TransposeKind kind);
+  /// Default of `split_bytes`: Open MPI's shared-memory transport sends larger messages by one
+  /// kernel-assisted copy when they are contiguous.
+  static constexpr std::int64_t kDefaultSplitBytes = 32768;
+
+  /// Plan the chain of `fft` kind for `decomp` (which must outlive the plan). Zero-copy: a
+  /// peer's region made of runs of at least `split_bytes` contiguous in both layouts goes as one
+  /// message per run (<= 0: never; see the header). Collective over decomp.comm().
+  TransposePlan(const Decomposition& decomp, TransposeKind kind, FftKind fft = FftKind::C2C,
+                std::int64_t split_bytes = kDefaultSplitBytes);
   ~TransposePlan();
   TransposePlan(const TransposePlan&) = delete;
   TransposePlan& operator=(const TransposePlan&) = delete;
@@ -102,30 +155,38 @@ class TransposePlan {
   int steps() const { return int(layouts_.size()) - 1; }
   /// Torus dimension whose all-to-all performs step s (layout s <-> layout s+1).
   int step_dim(int s) const;
-  /// Largest number of cells of any layout on this rank (buffer size).
+  /// True when step s moves real cells (doubles), false for complex ones.
+  bool step_real(int s) const { return layouts_.at(std::size_t(s) + 1).real; }
+  /// Largest number of elements (real or complex) of any box of any layout on this rank.
   std::int64_t max_count() const { return max_count_; }
+  /// Largest number of bytes of any box of any layout on this rank (a buffer's size).
+  std::int64_t max_bytes() const { return max_bytes_; }
   TransposeKind kind() const { return kind_; }
+  FftKind fft_kind() const { return fft_; }
 
-  /// Step s forward: `from` holds layout s, `to` receives layout s+1 (distinct buffers of at
-  /// least max_count() elements). Collective over the step's sub-communicator; no fence needed
-  /// (host memory, and the pack kernels fence before MPI).
-  void forward(int s, const Complex* from, Complex* to);
+  /// Step s forward: `from` holds layout s (its `out` box), `to` receives layout s+1 (its `box`);
+  /// elements are doubles when step_real(s), else Complex. Distinct buffers of at least
+  /// max_bytes(). Collective over the step's sub-communicator; no fence needed (host memory,
+  /// and the pack kernels fence before MPI).
+  void forward(int s, const void* from, void* to);
   /// Step s backward: `from` holds layout s+1, `to` receives layout s. Collective as forward().
-  void backward(int s, const Complex* from, Complex* to);
+  void backward(int s, const void* from, void* to);
 
-  /// The layouts of the chain for an arbitrary rank's coordinates (pure box arithmetic; used by
-  /// the plan for its peers and by tests). Not collective.
+  /// The layouts of the chain of `fft` kind for an arbitrary rank's coordinates (pure box
+  /// arithmetic; used by the plan for its peers, by memory estimates and by tests; coordinates
+  /// 0 hold the largest boxes of every layout). `global` is the field's grid. Not collective.
   static std::vector<PencilLayout> chain(const Index3& global, const Index3& dims,
-                                         const Index3& coords);
+                                         const Index3& coords, FftKind fft = FftKind::C2C);
 
  private:
   struct Step;
-  void exchange(const Step& st, bool forward, const Complex* from, Complex* to);
+  void exchange(const Step& st, bool forward, const void* from, void* to);
 
   TransposeKind kind_;
+  FftKind fft_;
   std::vector<PencilLayout> layouts_;
   std::vector<std::unique_ptr<Step>> steps_;
-  std::int64_t max_count_ = 0;
+  std::int64_t max_count_ = 0, max_bytes_ = 0;
   ComplexBuffer send_, recv_;  ///< pack variant only
 };
 

@@ -164,6 +164,23 @@ miniapp_add_cli_test(NAME spectral_input RANKS 2 EXIT 0 REGEX "SPECTRAL CHECK PA
 # The check's name fits its column ("check spectralpassed:" before).
 miniapp_add_cli_test(NAME spectral_check_column EXIT 0 REGEX "^  check spectral  passed: error"
                      ARGS --grid 12 10 9 --steps 4 --spectral-check)
+# The real-to-complex FFT is the default of the spectral features; c2c stays for comparison (and
+# reports the round-off imaginary part that r2c cannot have). The preflight estimate counts the
+# FFT buffers: about two fields for r2c.
+miniapp_add_cli_test(NAME spectral_check_c2c RANKS 4 EXIT 0
+                     REGEX "spectral      max \\|u - exact\\| = .*, max \\|imag\\| [0-9.e+-]+ \\(c2c FFT, tolerance"
+                     ARGS --grid 12 10 9 --steps 20 --init random --spectral-check --fft c2c)
+miniapp_add_cli_test(NAME spectral_memory_estimate EXIT 0
+                     REGEX "memory estimate: [0-9.]+ MB per rank for fields, halo and FFT buffers, of which r2c FFT \\(spectral diagnostics\\) [0-9.]+ MB = 2\\.0[0-9]* x the field"
+                     ARGS --grid 64 64 64 --steps 1 --spectral-check)
+miniapp_add_cli_test(NAME bad_fft_name EXIT 2 ONCE REGEX "--fft.*r2d"
+                     ARGS --grid 8 8 8 --spectral-check --fft r2d)
+miniapp_add_cli_test(NAME bad_fft_without_spectral EXIT 2 ONCE
+                     REGEX "--fft c2c chooses the FFT of --spectral-check and --spectral-every, which are both off"
+                     ARGS --grid 8 8 8 --fft c2c)
+miniapp_add_cli_test(NAME bad_spectrum_k_without_every EXIT 2 ONCE
+                     REGEX "--spectrum-k index sets the wavenumbers of the spectra of --spectral-every, which is off"
+                     ARGS --grid 8 8 8 --spectral-check --spectrum-k index)
 miniapp_add_cli_test(NAME bad_spectral_bc EXIT 2 ONCE
                      REGEX "--spectral-check needs periodic boundaries in every dimension; y is dirichlet"
                      ARGS --spectral-check --bc periodic dirichlet periodic)
