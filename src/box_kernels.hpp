@@ -62,6 +62,26 @@ void for_each_line_blocked(const std::string& label, const Box& b, int row_lengt
       });
 }
 
+/// Run f(j, k) for every x-line (j, k) of box b in plane order (k slowest, then j), each thread
+/// taking one contiguous run of lines: the order in which a sweep streams through arrays
+/// larger than the caches (one read stream and one write stream per thread; the planes around
+/// the current one are still in cache). Does not fence.
+template <class F>
+void for_each_line(const std::string& label, const Box& b, const F& f) {
+  if (b.empty()) return;
+  const int ny = b.extent(1);
+  const std::int64_t lines = std::int64_t(ny) * b.extent(2);
+  const int threads = Exec().concurrency();
+  const Index3 lo = b.lo;
+  Kokkos::parallel_for(
+      label, Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(0, threads),
+      KOKKOS_LAMBDA(const int t) {
+        const std::int64_t first = lines * t / threads, last = lines * (t + 1) / threads;
+        for (std::int64_t line = first; line < last; ++line)
+          f(lo[1] + int(line % ny), lo[2] + int(line / ny));
+      });
+}
+
 /// Copy box b of u into a contiguous buffer, x fastest. Does not fence.
 inline void pack_box(const Field& u, const Box& b, double* buf, const std::string& label) {
   const Index3 lo = b.lo;

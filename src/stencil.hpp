@@ -13,12 +13,23 @@
 
 namespace miniapp {
 
+/// The stores of a sweep's output. Ordinary: through the cache. Streaming: non-temporal stores
+/// when the sweep's arrays are larger than the last-level cache (the output is not read again
+/// before it leaves the cache), ordinary stores otherwise. Auto: ordinary (streaming stores
+/// did not pay in the sweep where measured; `miniapp bench stencil` compares both).
+enum class SweepStores { Auto, Ordinary, Streaming };
+
+/// True when a sweep of `region` reads and writes more than the last-level cache holds: it then
+/// runs in plane order with software prefetch (and streaming stores if asked).
+bool sweep_streams_from_memory(const Box& region);
+
 /// v = one step of the `points`-point stencil (7 or 27) on `region` (local padded box; its
 /// cells' neighbours must be inside u's padded box); `flat_z` for a 2D problem (z neighbours
-/// read the cell itself). Sweeps in the cache-blocked line order of box_kernels.hpp.
+/// read the cell itself). Regions larger than the last-level cache are swept in plane order
+/// (for_each_line), smaller ones in the cache-blocked order (for_each_line_blocked).
 /// Launches a kernel, does not fence.
 void apply_stencil(int points, const Field& u, Field& v, const Box& region, const Coefficients& a,
-                   bool flat_z);
+                   bool flat_z, SweepStores stores = SweepStores::Auto);
 
 /// STREAM-style copy v = u on `region` with the same loop structure as the stencil (for the
 /// bandwidth benchmark). Launches a kernel, does not fence.

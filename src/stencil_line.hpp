@@ -6,22 +6,48 @@
 // sy, sz of the array it lives in; `out` points at the first output cell, which may live in a
 // different array with other strides (only x is contiguous in both). The restrict-qualified
 // pointers tell the compiler that input and output do not alias, so the loops vectorise.
+// Where the ISA allows, stencil_line_avx512.hpp replaces the 7-point loop by a hand-vectorised
+// one (same expression, same order: bit-identical); the portable loops stay the fallback.
 #pragma once
 
 #include <cstdint>
 
 #include "numerics.hpp"
+#include "stencil_line_avx512.hpp"
 
 namespace miniapp {
 
-/// One x-line of the 7-point update.
-KOKKOS_INLINE_FUNCTION void line7(const double* __restrict c, double* __restrict out, int n,
-                                  std::int64_t sy, std::int64_t sz, double ax, double ay,
-                                  double az) {
+/// How a sweep's lines touch memory. Cached: input and output stay in cache (tiles, scratch).
+/// Prefetch: the arrays are larger than the last-level cache; fetch the leading plane's rows
+/// ahead. Stream: as Prefetch, and write the output with non-temporal stores (no read of the
+/// target line), for outputs that are not read again before they leave the cache.
+enum class LineMode { Cached, Prefetch, Stream };
+
+/// The 7-point update of one x-line, portable loop (the reference the vector kernels match).
+KOKKOS_INLINE_FUNCTION void line7_portable(const double* __restrict c, double* __restrict out,
+                                           int n, std::int64_t sy, std::int64_t sz, double ax,
+                                           double ay, double az) {
 #pragma GCC ivdep
   for (int i = 0; i < n; ++i)
     out[i] = diffusion7(c[i], c[i - 1], c[i + 1], c[i - sy], c[i + sy], c[i - sz], c[i + sz], ax,
                         ay, az);
+}
+
+/// One x-line of the 7-point update.
+KOKKOS_INLINE_FUNCTION void line7(const double* __restrict c, double* __restrict out, int n,
+                                  std::int64_t sy, std::int64_t sz, double ax, double ay, double az,
+                                  LineMode mode = LineMode::Cached) {
+#if defined(MINIAPP_HAVE_AVX512_LINES)
+  if (mode == LineMode::Stream)
+    avx512::line7<true, true>(c, out, n, sy, sz, ax, ay, az);
+  else if (mode == LineMode::Prefetch)
+    avx512::line7<false, true>(c, out, n, sy, sz, ax, ay, az);
+  else
+    avx512::line7<false, false>(c, out, n, sy, sz, ax, ay, az);
+#else
+  (void)mode;
+  line7_portable(c, out, n, sy, sz, ax, ay, az);
+#endif
 }
 
 /// Neighbour access for diffusion27: u(dx, dy, dz) relative to the cell at p.
@@ -44,11 +70,12 @@ KOKKOS_INLINE_FUNCTION void line27(const double* __restrict c, double* __restric
 /// One x-line of the `points`-point update (7 or 27).
 KOKKOS_INLINE_FUNCTION void stencil_line(int points, const double* __restrict c,
                                          double* __restrict out, int n, std::int64_t sy,
-                                         std::int64_t sz, double ax, double ay, double az) {
+                                         std::int64_t sz, double ax, double ay, double az,
+                                         LineMode mode = LineMode::Cached) {
   if (points == 27)
     line27(c, out, n, sy, sz, ax, ay, az);
   else
-    line7(c, out, n, sy, sz, ax, ay, az);
+    line7(c, out, n, sy, sz, ax, ay, az, mode);
 }
 
 /// One x-line of a copy (the STREAM-style yardstick).
