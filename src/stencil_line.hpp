@@ -59,12 +59,28 @@ struct Around {
   }
 };
 
-/// One x-line of the 27-point update.
-KOKKOS_INLINE_FUNCTION void line27(const double* __restrict c, double* __restrict out, int n,
-                                   std::int64_t sy, std::int64_t sz, double ax, double ay,
-                                   double az) {
+/// The 27-point update of one x-line, portable loop (the reference the vector kernels match).
+KOKKOS_INLINE_FUNCTION void line27_portable(const double* __restrict c, double* __restrict out,
+                                            int n, std::int64_t sy, std::int64_t sz, double ax,
+                                            double ay, double az) {
 #pragma GCC ivdep
   for (int i = 0; i < n; ++i) out[i] = diffusion27(Around{c + i, sy, sz}, ax, ay, az);
+}
+
+/// One x-line of the 27-point update (streaming stores are not used: the line is bound by
+/// arithmetic, not by memory).
+KOKKOS_INLINE_FUNCTION void line27(const double* __restrict c, double* __restrict out, int n,
+                                   std::int64_t sy, std::int64_t sz, double ax, double ay,
+                                   double az, LineMode mode = LineMode::Cached) {
+#if defined(MINIAPP_HAVE_AVX512_LINES)
+  if (mode == LineMode::Cached)
+    avx512::line27<false>(c, out, n, sy, sz, ax, ay, az);
+  else
+    avx512::line27<true>(c, out, n, sy, sz, ax, ay, az);
+#else
+  (void)mode;
+  line27_portable(c, out, n, sy, sz, ax, ay, az);
+#endif
 }
 
 /// One x-line of the `points`-point update (7 or 27).
@@ -73,7 +89,7 @@ KOKKOS_INLINE_FUNCTION void stencil_line(int points, const double* __restrict c,
                                          std::int64_t sz, double ax, double ay, double az,
                                          LineMode mode = LineMode::Cached) {
   if (points == 27)
-    line27(c, out, n, sy, sz, ax, ay, az);
+    line27(c, out, n, sy, sz, ax, ay, az, mode);
   else
     line7(c, out, n, sy, sz, ax, ay, az, mode);
 }

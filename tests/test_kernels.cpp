@@ -27,25 +27,30 @@ std::vector<double> random_values(std::size_t n, unsigned seed) {
   return v;
 }
 
-TEST(LineKernels, SevenPointEqualsThePortableLoopForEveryLengthAlignmentAndMode) {
+TEST(LineKernels, EqualThePortableLoopsForEveryLengthAlignmentAndMode) {
   // A 3D array with odd strides; lines of every length 1..80 at every alignment of the start.
   const std::int64_t sy = 91, sz = 91 * 5;
   const std::vector<double> u = random_values(std::size_t(sz * 3 + 64), 7);
-  for (int flat = 0; flat < 2; ++flat)
-    for (LineMode mode : {LineMode::Cached, LineMode::Prefetch, LineMode::Stream})
-      for (int n = 1; n <= 80; ++n)
-        for (int shift = 0; shift < 8; ++shift)
-          for (int out_shift : {shift, (shift + 3) % 8}) {
-            const std::int64_t z = flat ? 0 : sz;
-            const double* c = u.data() + sz + 2 * sy + 1 + shift;
-            std::vector<double> want(std::size_t(n + 16), 9.0), got(std::size_t(n + 16), 9.0);
-            line7_portable(c, want.data() + out_shift, n, sy, z, 0.11, 0.07, 0.05);
-            line7(c, got.data() + out_shift, n, sy, z, 0.11, 0.07, 0.05, mode);
-            for (std::size_t i = 0; i < want.size(); ++i)
-              ASSERT_TRUE(same_bits(want[i], got[i]))
-                  << "n=" << n << " shift=" << shift << " out_shift=" << out_shift
-                  << " mode=" << int(mode) << " flat=" << flat << " at " << i;
-          }
+  for (int points : {7, 27})
+    for (int flat = 0; flat < 2; ++flat)
+      for (LineMode mode : {LineMode::Cached, LineMode::Prefetch, LineMode::Stream})
+        for (int n = 1; n <= 80; ++n)
+          for (int shift = 0; shift < 8; ++shift)
+            for (int out_shift : {shift, (shift + 3) % 8}) {
+              const std::int64_t z = flat ? 0 : sz;
+              const double* c = u.data() + sz + 2 * sy + 1 + shift;
+              std::vector<double> want(std::size_t(n + 16), 9.0), got(std::size_t(n + 16), 9.0);
+              if (points == 27)
+                line27_portable(c, want.data() + out_shift, n, sy, z, 0.11, 0.07, 0.05);
+              else
+                line7_portable(c, want.data() + out_shift, n, sy, z, 0.11, 0.07, 0.05);
+              stencil_line(points, c, got.data() + out_shift, n, sy, z, 0.11, 0.07, 0.05, mode);
+              for (std::size_t i = 0; i < want.size(); ++i)
+                ASSERT_TRUE(same_bits(want[i], got[i]))
+                    << points << "-point n=" << n << " shift=" << shift
+                    << " out_shift=" << out_shift << " mode=" << int(mode) << " flat=" << flat
+                    << " at " << i;
+            }
 }
 
 TEST(LineKernels, SweepsFromMemoryAreBitIdenticalWithEitherStores) {
@@ -60,19 +65,24 @@ TEST(LineKernels, SweepsFromMemoryAreBitIdenticalWithEitherStores) {
   const Coefficients a{0.1, 0.08, 0.06};
   const Box region = u.interior();
   const std::int64_t sy = u.ext()[0], sz = std::int64_t(u.ext()[0]) * u.ext()[1];
-  // The reference: the portable loop, line by line.
-  std::vector<double> ref(std::size_t(u.padded().count()), 0.0);
-  for (int k = region.lo[2]; k < region.hi[2]; ++k)
-    for (int j = region.lo[1]; j < region.hi[1]; ++j) {
-      const std::int64_t b = u.index(region.lo[0], j, k);
-      line7_portable(u.data() + b, ref.data() + b, region.extent(0), sy, sz, a.ax, a.ay, a.az);
+  for (int points : {7, 27}) {
+    // The reference: the portable loop, line by line.
+    std::vector<double> ref(std::size_t(u.padded().count()), 0.0);
+    for (int k = region.lo[2]; k < region.hi[2]; ++k)
+      for (int j = region.lo[1]; j < region.hi[1]; ++j) {
+        const std::int64_t b = u.index(region.lo[0], j, k);
+        (points == 7 ? line7_portable : line27_portable)(
+            u.data() + b, ref.data() + b, region.extent(0), sy, sz, a.ax, a.ay, a.az);
+      }
+    for (SweepStores stores : {SweepStores::Auto, SweepStores::Ordinary, SweepStores::Streaming}) {
+      fill_zero(v);
+      apply_stencil(points, u, v, region, a, false, stores);
+      Kokkos::fence();
+      std::int64_t differ = 0;
+      for (std::int64_t i = 0; i < u.padded().count(); ++i)
+        differ += !same_bits(v.data()[i], ref[i]);
+      EXPECT_EQ(differ, 0) << points << "-point, stores " << int(stores);
     }
-  for (SweepStores stores : {SweepStores::Auto, SweepStores::Ordinary, SweepStores::Streaming}) {
-    apply_stencil(7, u, v, region, a, false, stores);
-    Kokkos::fence();
-    std::int64_t differ = 0;
-    for (std::int64_t i = 0; i < u.padded().count(); ++i) differ += !same_bits(v.data()[i], ref[i]);
-    EXPECT_EQ(differ, 0) << "stores " << int(stores);
   }
 }
 
