@@ -54,10 +54,10 @@ inline __m512d update7(__m512d c, __m512d w, __m512d e, __m512d s, __m512d n, __
 }
 
 /// The lanes in `m` of the 7-point update at c (masked loads: no access outside the lanes).
-inline __m512d update7_masked(__mmask8 m, const double* c, std::int64_t sy, std::int64_t sz,
-                              __m512d ax, __m512d ay, __m512d az, __m512d two) {
+inline __m512d update7_masked(__mmask8 m, const double* c, std::int64_t sy, std::int64_t szb,
+                              std::int64_t sza, __m512d ax, __m512d ay, __m512d az, __m512d two) {
   const auto at = [m](const double* p) { return _mm512_maskz_loadu_pd(m, p); };
-  return update7(at(c), at(c - 1), at(c + 1), at(c - sy), at(c + sy), at(c - sz), at(c + sz), ax,
+  return update7(at(c), at(c - 1), at(c + 1), at(c - sy), at(c + sy), at(c - szb), at(c + sza), ax,
                  ay, az, two);
 }
 
@@ -66,15 +66,15 @@ inline __m512d update7_masked(__mmask8 m, const double* c, std::int64_t sy, std:
 /// leading plane two rows ahead.
 template <bool Stream, bool Prefetch>
 inline void line7(const double* __restrict c, double* __restrict out, int n, std::int64_t sy,
-                  std::int64_t sz, double ax_, double ay_, double az_) {
+                  std::int64_t szb, std::int64_t sza, double ax_, double ay_, double az_) {
   const __m512d ax = _mm512_set1_pd(ax_), ay = _mm512_set1_pd(ay_), az = _mm512_set1_pd(az_);
   const __m512d two = opaque_two();
   const auto edge = [&](int i, int count) {
     const __mmask8 m = __mmask8((1u << count) - 1);
-    _mm512_mask_storeu_pd(out + i, m, update7_masked(m, c + i, sy, sz, ax, ay, az, two));
+    _mm512_mask_storeu_pd(out + i, m, update7_masked(m, c + i, sy, szb, sza, ax, ay, az, two));
   };
   if (Prefetch) {
-    const char* ahead = reinterpret_cast<const char*>(c + sz + 2 * sy);
+    const char* ahead = reinterpret_cast<const char*>(c + sza + 2 * sy);
     for (int b = 0; b < 8 * n; b += 64) _mm_prefetch(ahead + b, _MM_HINT_T1);
   }
   // Vectors on the output's 64-byte lines; the cells before the first line form a masked edge.
@@ -91,9 +91,10 @@ inline void line7(const double* __restrict c, double* __restrict out, int n, std
     for (; i + 16 <= n + 1; i += 8) {
       const double* p = c + i;
       const __m512d next = _mm512_loadu_pd(p + 8);
-      const __m512d r = update7(cur, shift_in_low(cur, prev), shift_in_high(next, cur),
-                                _mm512_loadu_pd(p - sy), _mm512_loadu_pd(p + sy),
-                                _mm512_loadu_pd(p - sz), _mm512_loadu_pd(p + sz), ax, ay, az, two);
+      const __m512d r =
+          update7(cur, shift_in_low(cur, prev), shift_in_high(next, cur), _mm512_loadu_pd(p - sy),
+                  _mm512_loadu_pd(p + sy), _mm512_loadu_pd(p - szb), _mm512_loadu_pd(p + sza), ax,
+                  ay, az, two);
       if (whole_lines)
         _mm512_stream_pd(out + i, r);
       else
@@ -153,10 +154,12 @@ inline __m512d update27(const __m512d (&u)[3][3][3], __m512d ax, __m512d ay, __m
 /// per 8 cells. Prefetch: fetch the two leading-plane rows ahead.
 template <bool Prefetch>
 inline void line27(const double* __restrict c, double* __restrict out, int n, std::int64_t sy,
-                   std::int64_t sz, double ax_, double ay_, double az_) {
+                   std::int64_t szb, std::int64_t sza, double ax_, double ay_, double az_) {
   const __m512d ax = _mm512_set1_pd(ax_), ay = _mm512_set1_pd(ay_), az = _mm512_set1_pd(az_);
   const __m512d two = opaque_two();
-  const auto line = [&](int dy, int dz) { return c + dy * sy + dz * sz; };
+  const auto line = [&](int dy, int dz) {
+    return c + dy * sy + (dz < 0 ? -szb : dz > 0 ? sza : 0);
+  };
   const auto edge = [&](int i, int count) {
     const __mmask8 m = __mmask8((1u << count) - 1);
     __m512d u[3][3][3];

@@ -29,26 +29,34 @@ std::vector<double> random_values(std::size_t n, unsigned seed) {
 
 TEST(LineKernels, EqualThePortableLoopsForEveryLengthAlignmentAndMode) {
   // A 3D array with odd strides; lines of every length 1..80 at every alignment of the start.
+  // planes: 0 = an ordinary array, 1 = 2D (z reads the cell itself), 2 = the plane above
+  // twice as far as the one below (a ring of planes).
   const std::int64_t sy = 91, sz = 91 * 5;
-  const std::vector<double> u = random_values(std::size_t(sz * 3 + 64), 7);
+  const std::vector<double> u = random_values(std::size_t(sz * 5 + 64), 7);
   for (int points : {7, 27})
-    for (int flat = 0; flat < 2; ++flat)
+    for (int planes = 0; planes < 3; ++planes)
       for (LineMode mode : {LineMode::Cached, LineMode::Prefetch, LineMode::Stream})
         for (int n = 1; n <= 80; ++n)
           for (int shift = 0; shift < 8; ++shift)
             for (int out_shift : {shift, (shift + 3) % 8}) {
-              const std::int64_t z = flat ? 0 : sz;
-              const double* c = u.data() + sz + 2 * sy + 1 + shift;
+              const std::int64_t below = planes == 1 ? 0 : sz;
+              const std::int64_t above = planes == 1 ? 0 : planes == 2 ? 2 * sz : sz;
+              const double* c = u.data() + 2 * sz + 2 * sy + 1 + shift;
               std::vector<double> want(std::size_t(n + 16), 9.0), got(std::size_t(n + 16), 9.0);
               if (points == 27)
-                line27_portable(c, want.data() + out_shift, n, sy, z, 0.11, 0.07, 0.05);
+                line27_portable(c, want.data() + out_shift, n, sy, below, above, 0.11, 0.07, 0.05);
               else
-                line7_portable(c, want.data() + out_shift, n, sy, z, 0.11, 0.07, 0.05);
-              stencil_line(points, c, got.data() + out_shift, n, sy, z, 0.11, 0.07, 0.05, mode);
+                line7_portable(c, want.data() + out_shift, n, sy, below, above, 0.11, 0.07, 0.05);
+              if (planes == 2)
+                stencil_line_planes(points, c, got.data() + out_shift, n, sy, below, above, 0.11,
+                                    0.07, 0.05, mode);
+              else
+                stencil_line(points, c, got.data() + out_shift, n, sy, below, 0.11, 0.07, 0.05,
+                             mode);
               for (std::size_t i = 0; i < want.size(); ++i)
                 ASSERT_TRUE(same_bits(want[i], got[i]))
                     << points << "-point n=" << n << " shift=" << shift
-                    << " out_shift=" << out_shift << " mode=" << int(mode) << " flat=" << flat
+                    << " out_shift=" << out_shift << " mode=" << int(mode) << " planes=" << planes
                     << " at " << i;
             }
 }
@@ -72,7 +80,7 @@ TEST(LineKernels, SweepsFromMemoryAreBitIdenticalWithEitherStores) {
       for (int j = region.lo[1]; j < region.hi[1]; ++j) {
         const std::int64_t b = u.index(region.lo[0], j, k);
         (points == 7 ? line7_portable : line27_portable)(
-            u.data() + b, ref.data() + b, region.extent(0), sy, sz, a.ax, a.ay, a.az);
+            u.data() + b, ref.data() + b, region.extent(0), sy, sz, sz, a.ax, a.ay, a.az);
       }
     for (SweepStores stores : {SweepStores::Auto, SweepStores::Ordinary, SweepStores::Streaming}) {
       fill_zero(v);
