@@ -9,6 +9,9 @@
 #if defined(__SSE2__)
 #include <immintrin.h>
 #endif
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 namespace miniapp {
 
@@ -59,6 +62,20 @@ double median_of(std::vector<double> v) {
 
 }  // namespace
 
+void advise_huge_pages(void* p, std::int64_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr std::uintptr_t page = 4096;
+  const auto first = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t last = first + std::uintptr_t(bytes);
+  const std::uintptr_t start = (first + page - 1) / page * page;
+  if (bytes > 0 && last > start + (std::uintptr_t(2) << 20))
+    madvise(reinterpret_cast<void*>(start), last - start, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
 std::int64_t last_level_cache_bytes() {
   static const std::int64_t bytes = [] {
     // /sys/devices/system/cpu/cpu0/cache/indexN/{level,type,size}: the largest level wins.
@@ -108,6 +125,7 @@ StreamCopy::StreamCopy(std::int64_t elements) : n_(std::max<std::int64_t>(elemen
   const auto misalign = std::int64_t(reinterpret_cast<std::uintptr_t>(storage_.data()) % 64) / 8;
   a_ = storage_.data() + (8 - misalign) % 8;
   b_ = a_ + stride;
+  advise_huge_pages(storage_.data(), std::int64_t(storage_.size()) * std::int64_t(sizeof(double)));
   double* a = a_;
   double* b = b_;
   const std::int64_t n = n_;

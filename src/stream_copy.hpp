@@ -26,6 +26,12 @@ enum class StoreKind { Ordinary, Streaming };
 /// copy falls back to ordinary stores.
 bool has_streaming_stores();
 
+/// Ask the kernel for transparent huge pages (2 MiB) for [p, p + bytes) before its first touch:
+/// arrays walked with strides of a row or a plane then miss the TLB far less (on virtual
+/// machines every miss is a nested page walk), and first touch faults 512 times less often.
+/// Advisory: does nothing where transparent huge pages are off or unsupported. Not collective.
+void advise_huge_pages(void* p, std::int64_t bytes);
+
 /// Bytes of the last-level cache of this CPU (from Linux sysfs; 32 MiB when unknown). Sweeps
 /// over arrays larger than this stream from memory.
 std::int64_t last_level_cache_bytes();
