@@ -1,6 +1,10 @@
 #include "stencil.hpp"
 
+#include <algorithm>
+#include <vector>
+
 #include "box_kernels.hpp"
+#include "initial_condition.hpp"
 #include "stencil_line.hpp"
 #include "stream_copy.hpp"
 
@@ -32,6 +36,32 @@ void apply_stencil(int points, const Field& u, Field& v, const Box& region, cons
     for_each_line(label, region, line);
   else
     for_each_line_blocked(label, region, u.ext()[0], line);
+}
+
+double in_cache_sweep_rate(int points, int reps) {
+  // 256-cell lines as in production, 8 rows per thread and 16 planes: about 0.5 MiB per
+  // thread for both fields. Each sample times 10 sweeps, so the launches weigh little.
+  const int threads = Exec().concurrency();
+  const Box owned{{0, 0, 0}, {256, 8 * threads, 16}};
+  Field u("miniapp::in_cache::u", owned, 1), v("miniapp::in_cache::v", owned, 1);
+  InitialCondition ic;
+  ic.grid = owned.extents();
+  fill_initial(u, ic);
+  fill_zero(v);
+  const Coefficients a{0.05, 0.05, 0.05};
+  const Box region = u.interior();
+  std::vector<double> seconds;
+  constexpr int sweeps = 10;
+  for (int r = -3; r < std::max(1, reps); ++r) {
+    Kokkos::Timer timer;
+    for (int s = 0; s < sweeps; ++s) {
+      apply_stencil(points, u, v, region, a, false);
+      Kokkos::fence();
+    }
+    if (r >= 0) seconds.push_back(timer.seconds() / sweeps);
+  }
+  std::sort(seconds.begin(), seconds.end());
+  return double(region.count()) / seconds[seconds.size() / 2];
 }
 
 void copy_region(const Field& u, Field& v, const Box& region) {

@@ -31,6 +31,13 @@ bool sweep_streams_from_memory(const Box& region);
 void apply_stencil(int points, const Field& u, Field& v, const Box& region, const Coefficients& a,
                    bool flat_z, SweepStores stores = SweepStores::Auto);
 
+/// Cell updates/s of the `points`-point sweep when its data stays in cache: a block of long
+/// x-lines small enough for each thread's share to sit in its L2, swept `reps` times after a
+/// warm-up (median). The arithmetic side of the sweep's cost, as the STREAM yardstick is the
+/// memory side; temporal blocking's model (choose_blocking) takes both. Not collective;
+/// allocates two small fields, fences.
+double in_cache_sweep_rate(int points, int reps = 30);
+
 /// STREAM-style copy v = u on `region` with the same loop structure as the stencil (for the
 /// bandwidth benchmark). Launches a kernel, does not fence.
 void copy_region(const Field& u, Field& v, const Box& region);

@@ -7,6 +7,7 @@
 
 #include "stencil.hpp"
 #include "stencil_line.hpp"
+#include "stream_copy.hpp"
 
 namespace miniapp {
 
@@ -163,6 +164,7 @@ TemporalBlocking::TemporalBlocking(const Field& u, const Index3& tile, std::vect
   scratch_ = Kokkos::View<double*, Memory>(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "miniapp::temporal_blocking::scratch"),
       std::size_t(std::max<std::int64_t>(capacity_ * threads, 1)));
+  advise_huge_pages(scratch_.data(), std::int64_t(scratch_.size()) * std::int64_t(sizeof(double)));
 }
 
 Box TemporalBlocking::scratch_box(const Box& T, int k) const {
