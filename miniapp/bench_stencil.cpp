@@ -70,8 +70,8 @@ void mdrange_sweep7(const Field& u, Field& v, const Box& b, const Coefficients& 
   double* vp = v.data();
   const Field f = u;
   const double ax = a.ax, ay = a.ay, az = a.az;
-  using Policy =
-      Kokkos::MDRangePolicy<Exec, Kokkos::Rank<3, Kokkos::Iterate::Left, Kokkos::Iterate::Left>>;
+  using Policy = Kokkos::MDRangePolicy<Exec, Kokkos::Rank<3, Kokkos::Iterate::Left,
+                                                          Kokkos::Iterate::Left>>;
   Kokkos::parallel_for(
       "miniapp::bench::mdrange7", Policy({b.lo[0], b.lo[1], b.lo[2]}, {b.hi[0], b.hi[1], b.hi[2]}),
       KOKKOS_LAMBDA(int i, int j, int k) {
@@ -129,7 +129,8 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
     kernels.push_back({"stencil " + s + " openmp", [&, p] { openmp_sweep(p, u, v, in, a); }, {}});
   }
   const bool mdrange = std::find(stencils.begin(), stencils.end(), 7) != stencils.end();
-  if (mdrange) kernels.push_back({"stencil 7pt mdrange", [&] { mdrange_sweep7(u, v, in, a); }, {}});
+  if (mdrange)
+    kernels.push_back({"stencil 7pt mdrange", [&] { mdrange_sweep7(u, v, in, a); }, {}});
   kernels.push_back({"copy", [&] { copy_region(u, v, in); }, {}});
   // The yardstick: as many cells as the swept block (the counted bytes are the same).
   const StreamCopy yardstick(std::int64_t(n) * n * n);
