@@ -213,7 +213,7 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
   const auto slot_of = [&](int s, int z) {
     return ring + (std::int64_t(s) * 3 + (z - S.lo[2]) % 3) * plane;
   };
-  const auto at = [&](double* base, int i, int j) {
+  const auto at = [&](auto* base, int i, int j) {
     return base + (i - S.lo[0]) + sx * (j - S.lo[1]);
   };
   const std::int64_t field_sz = two_d_ ? 0 : in_u.sz;
@@ -259,7 +259,7 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
           if (boundary_.kind[2] == Boundary::Dirichlet)
             *at(dst, i, j) = boundary_.value;
           else if (boundary_.kind[2] == Boundary::Neumann)
-            *at(dst, i, j) = *at(const_cast<double*>(src), i, j);
+            *at(dst, i, j) = *at(src, i, j);
         }
     }
   };
@@ -290,8 +290,7 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
         const std::int64_t in_sy = s == 0 ? in_u.sy : sx;
         double* out_plane = s == k - 1 ? nullptr : slot_of(s, z);
         for (int j = R.lo[1]; j < R.hi[1]; ++j) {
-          const double* c = s == 0 ? in_u.p + in_u.at(R.lo[0], j, z)
-                                   : at(const_cast<double*>(in_plane), R.lo[0], j);
+          const double* c = s == 0 ? in_u.p + in_u.at(R.lo[0], j, z) : at(in_plane, R.lo[0], j);
           double* o = s == k - 1 ? out_v.p + out_v.at(R.lo[0], j, z) : at(out_plane, R.lo[0], j);
           stencil_line_planes(points_, c, o, R.extent(0), in_sy, below, above, a.ax, a.ay, a.az,
                               s == 0 ? first_mode : LineMode::Cached);

@@ -11,9 +11,9 @@
 //     s = k-1    (R = T)                                writes the owned cells of v
 //   as a wavefront in z: at step t sub-step s computes its plane z = t - s of R_s, whose inputs
 //   (planes z-1, z, z+1 of sub-step s-1) are complete by then. So a sub-step below the last
-//   keeps only 3 planes of T grown by k (a ring, plane z in slot z mod 3), and the scratch is
-//   3 (k-1) planes per thread instead of the whole grown tile twice: it stays in L2 for tiles
-//   long in z, whose cone overlap is then only in x and y.
+//   keeps only 3 planes of T grown by k (a ring, plane z in slot z mod 3): the scratch is
+//   3 (k-1) planes per thread, not the whole grown tile, so it stays in L2 even for tiles that
+//   span the block in z, whose cone overlap is then only in x and y.
 //   After each plane of sub-step s the physical-boundary refills run on it, restricted to the
 //   cells the next sub-step reads, in the same order and with the same spans as the plain loop
 //   (x and y within the plane; a z ghost plane once the plane it mirrors is done).
@@ -26,7 +26,8 @@
 // redundant work: neighbouring tiles recompute the overlap of their cones (counted exactly).
 //
 // Each cell of u is read from memory about once per round and each cell of v written once,
-// instead of k times each: with H = 4..8 the sweep can beat the single-sweep memory bound.
+// instead of k times each: where the sweep in cache runs faster than memory can feed it,
+// rounds of H = 2..8 beat the single-sweep memory bound (choose_blocking models when).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -44,8 +45,8 @@ namespace miniapp {
 
 /// Default working-set budget per thread for the automatic tile: the 3 planes of the tile
 /// grown by the round length per sub-step (the rings of the sub-steps below the last and the
-/// 3 planes of u the first one reads) must fit in it. About a core's L2 plus its share of L3
-/// on current server CPUs; `miniapp bench temporal` found tiles of 1.3-3.5 MiB fastest.
+/// 3 planes of u the first one reads) must fit in it: about a core's L2 plus its share of L3
+/// on current server CPUs (`miniapp bench temporal --tiles` compares tiles around it).
 constexpr std::int64_t kTemporalBlockingBudget = std::int64_t(7) * 512 * 1024;  // 3.5 MiB
 
 /// The working-set budget per thread for rounds of up to h sub-steps.
