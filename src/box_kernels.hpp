@@ -13,18 +13,26 @@
 
 namespace miniapp {
 
-/// Run f(i, j, k) for every cell of box b (local padded coordinates). Does not fence.
+/// Run f(i, j, k) for every cell of box b (local padded coordinates). A work item is a run of
+/// x-lines of one z-plane holding about 2048 cells, so that boxes thin in x (the x-faces of
+/// halos and boundaries, one or a few cells per line) do not pay a work item per cell. Does
+/// not fence.
 template <class F>
 void for_each_cell(const std::string& label, const Box& b, const F& f) {
   if (b.empty()) return;
-  const int ny = b.extent(1);
-  const std::int64_t lines = std::int64_t(ny) * b.extent(2);
+  const int nx = b.extent(0), ny = b.extent(1);
+  const int rows = std::min(ny, std::max(1, 2048 / nx));
+  const int per_plane = (ny + rows - 1) / rows;
+  const std::int64_t items = std::int64_t(per_plane) * b.extent(2);
   const Index3 lo = b.lo, hi = b.hi;
   Kokkos::parallel_for(
-      label, Kokkos::RangePolicy<Exec>(0, lines), KOKKOS_LAMBDA(const std::int64_t line) {
-        const int j = lo[1] + int(line % ny);
-        const int k = lo[2] + int(line / ny);
-        for (int i = lo[0]; i < hi[0]; ++i) f(i, j, k);
+      label, Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(0, items),
+      KOKKOS_LAMBDA(const std::int64_t item) {
+        const int k = lo[2] + int(item / per_plane);
+        const int j0 = lo[1] + int(item % per_plane) * rows;
+        const int j1 = std::min(hi[1], j0 + rows);
+        for (int j = j0; j < j1; ++j)
+          for (int i = lo[0]; i < hi[0]; ++i) f(i, j, k);
       });
 }
 
@@ -59,6 +67,26 @@ void for_each_line_blocked(const std::string& label, const Box& b, int row_lengt
         const auto kr = block_range(nz, chunks, chunk);
         for (int k = lo[2] + kr[0]; k < lo[2] + kr[1]; ++k)
           for (int j = j0; j < j1; ++j) f(j, k);
+      });
+}
+
+/// Run f(j, k) for every x-line (j, k) of box b in plane order (k slowest, then j), each thread
+/// taking one contiguous run of lines: the order in which a sweep streams through arrays
+/// larger than the caches (one read stream and one write stream per thread; the planes around
+/// the current one are still in cache). Does not fence.
+template <class F>
+void for_each_line(const std::string& label, const Box& b, const F& f) {
+  if (b.empty()) return;
+  const int ny = b.extent(1);
+  const std::int64_t lines = std::int64_t(ny) * b.extent(2);
+  const int threads = Exec().concurrency();
+  const Index3 lo = b.lo;
+  Kokkos::parallel_for(
+      label, Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(0, threads),
+      KOKKOS_LAMBDA(const int t) {
+        const std::int64_t first = lines * t / threads, last = lines * (t + 1) / threads;
+        for (std::int64_t line = first; line < last; ++line)
+          f(lo[1] + int(line % ny), lo[2] + int(line / ny));
       });
 }
 

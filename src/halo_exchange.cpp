@@ -38,6 +38,16 @@ void free_types(std::vector<MPI_Datatype>& types) {
 
 bool two_d_of(const Decomposition& decomp) { return decomp.global()[2] == 1; }
 
+/// Hint that the cache line holding p will be needed soon (no effect where unsupported;
+/// never faults, also past the end of an array).
+KOKKOS_INLINE_FUNCTION void prefetch(const double* p) {
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+  __builtin_prefetch(p);
+#else
+  (void)p;
+#endif
+}
+
 }  // namespace
 
 Neighborhood neighborhood_of(const Decomposition& decomp) {
@@ -103,19 +113,29 @@ PointToPointHalo::PointToPointHalo(const Decomposition& decomp, const Field& sha
 
 PointToPointHalo::PackTable PointToPointHalo::make_table(const std::vector<int>& messages,
                                                          bool send) {
+  // Values per work item to aim for: a few thousand, so an item's start-up (finding its box)
+  // is small against its copying, while a face still splits into many items for the threads.
+  constexpr std::int64_t kItemValues = 2048;
   std::vector<PackEntry> host;
-  std::int64_t offset = 0, lines = 0;
+  std::int64_t offset = 0, items = 0;
   for (int mi : messages) {
     const HaloMessage& m = plan_.messages[std::size_t(mi)];
     const Box& b = send ? m.send : m.recv;
     (send ? send_off_ : recv_off_)[std::size_t(mi)] = offset;
-    host.push_back(
-        {{b.lo[0], b.lo[1], b.lo[2]}, {b.extent(0), b.extent(1), b.extent(2)}, offset, lines});
+    const int nx = std::max(1, b.extent(0)), ny = std::max(1, b.extent(1));
+    const int rows = int(std::min<std::int64_t>(ny, std::max<std::int64_t>(1, kItemValues / nx)));
+    const int per_plane = (ny + rows - 1) / rows;
+    host.push_back({{b.lo[0], b.lo[1], b.lo[2]},
+                    {b.extent(0), b.extent(1), b.extent(2)},
+                    rows,
+                    per_plane,
+                    offset,
+                    items});
     offset += b.count();
-    lines += std::int64_t(b.extent(1)) * b.extent(2);
+    items += b.empty() ? 0 : std::int64_t(per_plane) * b.extent(2);
   }
   PackTable t;
-  t.lines = lines;
+  t.items = items;
   t.buffer = Kokkos::View<double*, Memory>(send ? "miniapp::halo::send" : "miniapp::halo::recv",
                                            std::size_t(std::max<std::int64_t>(offset, 1)));
   t.entries = Kokkos::View<PackEntry*, Memory>("miniapp::halo::table", host.size());
@@ -126,28 +146,57 @@ PointToPointHalo::PackTable PointToPointHalo::make_table(const std::vector<int>&
 }
 
 void PointToPointHalo::run_table(Field& u, const PackTable& t, bool pack) {
-  if (t.lines == 0) return;
+  if (t.items == 0) return;
   const auto entries = t.entries;
   const int count = int(entries.extent(0));
   double* buf = t.buffer.data();
   double* field = u.data();
+  const std::int64_t sy = u.ext()[0];
   const Field f = u;
-  // One kernel over the x-lines of all the phase's boxes; a line finds its box by a scan of
-  // the (at most 26) entries. Values are stored x fastest per box, boxes one after another.
+  // One kernel over the work items of all the phase's boxes; an item finds its box by a scan
+  // of the (at most 26) entries. Values are stored x fastest per box, boxes one after another,
+  // so the buffer side of every item is one contiguous run.
   Kokkos::parallel_for(
-      pack ? "miniapp::halo::pack" : "miniapp::halo::unpack", Kokkos::RangePolicy<Exec>(0, t.lines),
-      KOKKOS_LAMBDA(const std::int64_t line) {
+      pack ? "miniapp::halo::pack" : "miniapp::halo::unpack",
+      Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(0, t.items),
+      KOKKOS_LAMBDA(const std::int64_t item) {
         int b = 0;
-        while (b + 1 < count && entries(b + 1).first_line <= line) ++b;
+        while (b + 1 < count && entries(b + 1).first_item <= item) ++b;
         const PackEntry& e = entries(b);
-        const std::int64_t l = line - e.first_line;
-        const int j = int(l % e.n[1]), k = int(l / e.n[1]);
-        double* p = buf + e.offset + std::int64_t(e.n[0]) * l;
-        double* q = field + f.index(e.lo[0], e.lo[1] + j, e.lo[2] + k);
-        if (pack)
-          for (int i = 0; i < e.n[0]; ++i) p[i] = q[i];
-        else
-          for (int i = 0; i < e.n[0]; ++i) q[i] = p[i];
+        const std::int64_t l = item - e.first_item;
+        const int k = int(l / e.items_per_plane);
+        const int j0 = int(l % e.items_per_plane) * e.rows;
+        const int j1 = j0 + e.rows < e.n[1] ? j0 + e.rows : e.n[1];
+        const int nx = e.n[0];
+        double* p = buf + e.offset + std::int64_t(nx) * (j0 + std::int64_t(e.n[1]) * k);
+        double* q = field + f.index(e.lo[0], e.lo[1] + j0, e.lo[2] + k);
+        const int rows = j1 - j0;
+        // A thin box (an x-face: a few values per row) reads one cache line per row: fetch the
+        // lines well ahead, since the hardware prefetchers do not follow a stride of a row.
+        constexpr int ahead = 32;
+        const bool thin = nx < 8;
+        if (nx == 1) {  // width 1: one value per row, the buffer side contiguous
+          if (pack)
+            for (int j = 0; j < rows; ++j) {
+              prefetch(q + (j + ahead) * sy);
+              p[j] = q[j * sy];
+            }
+          else
+            for (int j = 0; j < rows; ++j) {
+              prefetch(q + (j + ahead) * sy);
+              q[j * sy] = p[j];
+            }
+        } else if (pack) {
+          for (int j = 0; j < rows; ++j, p += nx, q += sy) {
+            if (thin) prefetch(q + ahead * sy);
+            for (int i = 0; i < nx; ++i) p[i] = q[i];
+          }
+        } else {
+          for (int j = 0; j < rows; ++j, p += nx, q += sy) {
+            if (thin) prefetch(q + ahead * sy);
+            for (int i = 0; i < nx; ++i) q[i] = p[i];
+          }
+        }
       });
 }
 

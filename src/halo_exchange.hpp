@@ -136,16 +136,21 @@ class PointToPointHalo final : public HaloExchange {
   void advance_phase(Field& u);
 
   /// One box of a fused pack/unpack kernel: its cells sit at `offset` in the phase buffer.
+  /// A work item is `rows` x-lines of one z-plane of the box: enough values that the item's
+  /// start-up is paid back, and for the thin x-faces (n[0] = H) a whole yz-plane column whose
+  /// values are gathered one per row and written to the buffer with unit stride.
   struct PackEntry {
     int lo[3], n[3];
+    int rows;                 ///< x-lines per work item (a range of j in one plane k)
+    int items_per_plane;      ///< ceil(n[1] / rows)
     std::int64_t offset;      ///< first value in the phase buffer
-    std::int64_t first_line;  ///< first x-line of this box among the phase's boxes
+    std::int64_t first_item;  ///< first work item of this box among the phase's boxes
   };
   /// Everything one phase packs (or unpacks) in a single kernel.
   struct PackTable {
     Kokkos::View<PackEntry*, Memory> entries;
     Kokkos::View<double*, Memory> buffer;
-    std::int64_t lines = 0;
+    std::int64_t items = 0;
   };
   PackTable make_table(const std::vector<int>& messages, bool send);
   void run_table(Field& u, const PackTable& t, bool pack);

@@ -3,6 +3,8 @@
 #include <cmath>
 
 #include "box_kernels.hpp"
+#include "stencil.hpp"
+#include "stream_copy.hpp"
 
 namespace miniapp {
 
@@ -28,12 +30,29 @@ double InitialCondition::sine_growth(const Coefficients& a, int stencil) const {
   return 1.0 - 4.0 * sum;
 }
 
+namespace {
+
+/// Run f(j, k) over the x-lines of box b in the thread-to-line order in which the sweeps of the
+/// field's interior will touch them (so each page is first touched by the thread that sweeps it).
+template <class F>
+void for_each_line_as_swept(const std::string& label, const Field& u, const Box& b, const F& f) {
+  if (sweep_streams_from_memory(u.interior()))
+    for_each_line(label, b, f);
+  else
+    for_each_line_blocked(label, b, u.ext()[0], f);
+}
+
+}  // namespace
+
 void fill_zero(Field& u) {
+  // Before the first touch: halo faces and boundary slabs walk the field a row or a plane
+  // apart, a TLB miss per value with 4 KiB pages.
+  advise_huge_pages(u.data(), u.padded().count() * std::int64_t(sizeof(double)));
   double* p = u.data();
   const Field f = u;
   const int ex = u.ext()[0];
-  for_each_line_blocked(
-      "miniapp::init::zero", u.padded(), ex, KOKKOS_LAMBDA(int j, int k) {
+  for_each_line_as_swept(
+      "miniapp::init::zero", u, u.padded(), KOKKOS_LAMBDA(int j, int k) {
         for (int i = 0; i < ex; ++i) p[f.index(i, j, k)] = 0.0;
       });
   Kokkos::fence();
@@ -46,8 +65,8 @@ void fill_initial(Field& u, const InitialCondition& ic) {
   const Index3 off{u.owned().lo[0] - u.halo(), u.owned().lo[1] - u.halo(),
                    u.owned().lo[2] - u.halo()};
   const int h = u.halo(), nx = u.n()[0];
-  for_each_line_blocked(
-      "miniapp::init::field", u.interior(), u.ext()[0], KOKKOS_LAMBDA(int j, int k) {
+  for_each_line_as_swept(
+      "miniapp::init::field", u, u.interior(), KOKKOS_LAMBDA(int j, int k) {
         for (int i = h; i < h + nx; ++i)
           p[f.index(i, j, k)] = ic(i + off[0], j + off[1], k + off[2]);
       });

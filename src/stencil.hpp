@@ -13,12 +13,30 @@
 
 namespace miniapp {
 
+/// The stores of a sweep's output. Ordinary: through the cache. Streaming: non-temporal stores
+/// when the sweep's arrays are larger than the last-level cache (the output is not read again
+/// before it leaves the cache), ordinary stores otherwise. Auto: ordinary (streaming stores
+/// did not pay in the sweep where measured; `miniapp bench stencil` compares both).
+enum class SweepStores { Auto, Ordinary, Streaming };
+
+/// True when a sweep of `region` reads and writes more than the last-level cache holds: it then
+/// runs in plane order with software prefetch (and streaming stores if asked).
+bool sweep_streams_from_memory(const Box& region);
+
 /// v = one step of the `points`-point stencil (7 or 27) on `region` (local padded box; its
 /// cells' neighbours must be inside u's padded box); `flat_z` for a 2D problem (z neighbours
-/// read the cell itself). Sweeps in the cache-blocked line order of box_kernels.hpp.
+/// read the cell itself). Regions larger than the last-level cache are swept in plane order
+/// (for_each_line), smaller ones in the cache-blocked order (for_each_line_blocked).
 /// Launches a kernel, does not fence.
 void apply_stencil(int points, const Field& u, Field& v, const Box& region, const Coefficients& a,
-                   bool flat_z);
+                   bool flat_z, SweepStores stores = SweepStores::Auto);
+
+/// Cell updates/s of the `points`-point sweep when its data stays in cache: a block of long
+/// x-lines small enough for each thread's share to sit in its L2, swept `reps` times after a
+/// warm-up (median). The arithmetic side of the sweep's cost, as the STREAM yardstick is the
+/// memory side; temporal blocking's model (choose_blocking) takes both. Not collective;
+/// allocates two small fields, fences.
+double in_cache_sweep_rate(int points, int reps = 30);
 
 /// STREAM-style copy v = u on `region` with the same loop structure as the stencil (for the
 /// bandwidth benchmark). Launches a kernel, does not fence.

@@ -2,53 +2,110 @@
 // (stencil.cpp) and the temporally blocked rounds (temporal_blocking.cpp), so both evaluate
 // the same expressions of numerics.hpp in the same order and agree bit for bit.
 //
-// `c` points at the first input cell of the line and reads its neighbours through the strides
-// sy, sz of the array it lives in; `out` points at the first output cell, which may live in a
-// different array with other strides (only x is contiguous in both). The restrict-qualified
+// `c` points at the first input cell of the line and reads its neighbours through the row
+// stride sy and the plane offsets: the plane below is at c - below, the one above at
+// c + above (both sz in an array; different in the ring of planes temporal blocking keeps);
+// `out` points at the first output cell, which may live in a different array with other
+// strides (only x is contiguous in both). The restrict-qualified
 // pointers tell the compiler that input and output do not alias, so the loops vectorise.
+// Where the ISA allows, stencil_line_avx512.hpp replaces the 7-point loop by a hand-vectorised
+// one (same expression, same order: bit-identical); the portable loops stay the fallback.
 #pragma once
 
 #include <cstdint>
 
 #include "numerics.hpp"
+#include "stencil_line_avx512.hpp"
 
 namespace miniapp {
 
-/// One x-line of the 7-point update.
-KOKKOS_INLINE_FUNCTION void line7(const double* __restrict c, double* __restrict out, int n,
-                                  std::int64_t sy, std::int64_t sz, double ax, double ay,
-                                  double az) {
+/// How a sweep's lines touch memory. Cached: input and output stay in cache (tiles, scratch).
+/// Prefetch: the arrays are larger than the last-level cache; fetch the leading plane's rows
+/// ahead. Stream: as Prefetch, and write the output with non-temporal stores (no read of the
+/// target line), for outputs that are not read again before they leave the cache.
+enum class LineMode { Cached, Prefetch, Stream };
+
+/// The 7-point update of one x-line, portable loop (the reference the vector kernels match).
+KOKKOS_INLINE_FUNCTION void line7_portable(const double* __restrict c, double* __restrict out,
+                                           int n, std::int64_t sy, std::int64_t below,
+                                           std::int64_t above, double ax, double ay, double az) {
 #pragma GCC ivdep
   for (int i = 0; i < n; ++i)
-    out[i] = diffusion7(c[i], c[i - 1], c[i + 1], c[i - sy], c[i + sy], c[i - sz], c[i + sz], ax,
-                        ay, az);
+    out[i] = diffusion7(c[i], c[i - 1], c[i + 1], c[i - sy], c[i + sy], c[i - below], c[i + above],
+                        ax, ay, az);
+}
+
+/// One x-line of the 7-point update.
+KOKKOS_INLINE_FUNCTION void line7(const double* __restrict c, double* __restrict out, int n,
+                                  std::int64_t sy, std::int64_t below, std::int64_t above,
+                                  double ax, double ay, double az,
+                                  LineMode mode = LineMode::Cached) {
+#if defined(MINIAPP_HAVE_AVX512_LINES)
+  if (mode == LineMode::Stream)
+    avx512::line7<true, true>(c, out, n, sy, below, above, ax, ay, az);
+  else if (mode == LineMode::Prefetch)
+    avx512::line7<false, true>(c, out, n, sy, below, above, ax, ay, az);
+  else
+    avx512::line7<false, false>(c, out, n, sy, below, above, ax, ay, az);
+#else
+  (void)mode;
+  line7_portable(c, out, n, sy, below, above, ax, ay, az);
+#endif
 }
 
 /// Neighbour access for diffusion27: u(dx, dy, dz) relative to the cell at p.
 struct Around {
   const double* p;
-  std::int64_t sy, sz;
+  std::int64_t sy, below, above;
   KOKKOS_INLINE_FUNCTION double operator()(int dx, int dy, int dz) const {
-    return p[dx + dy * sy + dz * sz];
+    return p[dx + dy * sy + (dz < 0 ? -below : dz > 0 ? above : 0)];
   }
 };
 
-/// One x-line of the 27-point update.
-KOKKOS_INLINE_FUNCTION void line27(const double* __restrict c, double* __restrict out, int n,
-                                   std::int64_t sy, std::int64_t sz, double ax, double ay,
-                                   double az) {
+/// The 27-point update of one x-line, portable loop (the reference the vector kernels match).
+KOKKOS_INLINE_FUNCTION void line27_portable(const double* __restrict c, double* __restrict out,
+                                            int n, std::int64_t sy, std::int64_t below,
+                                            std::int64_t above, double ax, double ay, double az) {
 #pragma GCC ivdep
-  for (int i = 0; i < n; ++i) out[i] = diffusion27(Around{c + i, sy, sz}, ax, ay, az);
+  for (int i = 0; i < n; ++i) out[i] = diffusion27(Around{c + i, sy, below, above}, ax, ay, az);
 }
 
-/// One x-line of the `points`-point update (7 or 27).
+/// One x-line of the 27-point update (streaming stores are not used: the line is bound by
+/// arithmetic, not by memory).
+KOKKOS_INLINE_FUNCTION void line27(const double* __restrict c, double* __restrict out, int n,
+                                   std::int64_t sy, std::int64_t below, std::int64_t above,
+                                   double ax, double ay, double az,
+                                   LineMode mode = LineMode::Cached) {
+#if defined(MINIAPP_HAVE_AVX512_LINES)
+  if (mode == LineMode::Cached)
+    avx512::line27<false>(c, out, n, sy, below, above, ax, ay, az);
+  else
+    avx512::line27<true>(c, out, n, sy, below, above, ax, ay, az);
+#else
+  (void)mode;
+  line27_portable(c, out, n, sy, below, above, ax, ay, az);
+#endif
+}
+
+/// One x-line of the `points`-point update (7 or 27), planes below and above at c - below and
+/// c + above.
+KOKKOS_INLINE_FUNCTION void stencil_line_planes(int points, const double* __restrict c,
+                                                double* __restrict out, int n, std::int64_t sy,
+                                                std::int64_t below, std::int64_t above, double ax,
+                                                double ay, double az,
+                                                LineMode mode = LineMode::Cached) {
+  if (points == 27)
+    line27(c, out, n, sy, below, above, ax, ay, az, mode);
+  else
+    line7(c, out, n, sy, below, above, ax, ay, az, mode);
+}
+
+/// One x-line of the `points`-point update (7 or 27) in an array of strides sy, sz.
 KOKKOS_INLINE_FUNCTION void stencil_line(int points, const double* __restrict c,
                                          double* __restrict out, int n, std::int64_t sy,
-                                         std::int64_t sz, double ax, double ay, double az) {
-  if (points == 27)
-    line27(c, out, n, sy, sz, ax, ay, az);
-  else
-    line7(c, out, n, sy, sz, ax, ay, az);
+                                         std::int64_t sz, double ax, double ay, double az,
+                                         LineMode mode = LineMode::Cached) {
+  stencil_line_planes(points, c, out, n, sy, sz, sz, ax, ay, az, mode);
 }
 
 /// One x-line of a copy (the STREAM-style yardstick).

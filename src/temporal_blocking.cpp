@@ -5,7 +5,9 @@
 #include <string>
 #include <utility>
 
+#include "stencil.hpp"
 #include "stencil_line.hpp"
+#include "stream_copy.hpp"
 
 namespace miniapp {
 
@@ -18,58 +20,97 @@ Box grow_active(const Box& b, int g, bool two_d) {
   return r;
 }
 
-/// A window of an array: the local box it holds, x fastest, and its strides.
-struct Window {
-  double* p = nullptr;
-  Box box;
-  std::int64_t sy = 0, sz = 0;
+double volume_of(const Index3& b) { return double(b[0]) * b[1] * b[2]; }
 
-  Window(double* data, const Box& b)
-      : p(data), box(b), sy(b.extent(0)), sz(std::int64_t(b.extent(0)) * b.extent(1)) {}
-  std::int64_t at(int i, int j, int k) const {
-    return (i - box.lo[0]) + sy * (j - box.lo[1]) + sz * (k - box.lo[2]);
-  }
-};
-
-/// Cell updates of k sub-steps of tile T relative to the tile's own T.count() * k.
-double cone_cost(const Index3& t, int k, bool two_d) {
-  double cost = 0;
-  for (int s = 0; s < k; ++s) {
-    const int g = k - 1 - s;
-    cost += double(t[0] + 2 * g) * (t[1] + 2 * g) * (two_d ? t[2] : t[2] + 2 * g);
-  }
-  return cost / (double(t[0]) * t[1] * t[2] * k);
-}
+/// The cost of an x-line of a tile beyond its cells, in cell updates: the loop's start and
+/// edges, and the break in the memory streams where a tile's rows stop short of the block's.
+constexpr double kLineCost = 64;
 
 }  // namespace
 
-Index3 auto_tile(const Index3& n, int h, bool two_d, std::int64_t budget) {
-  // Candidates: x in powers of two (and the whole line), y and z in multiples of 4 (and all).
+std::int64_t blocking_working_set(const Index3& t, int h) {
+  return std::int64_t(3) * h * (t[0] + 2 * h) * std::int64_t(t[1] + 2 * h) *
+         std::int64_t(sizeof(double));
+}
+
+double blocking_work(const Index3& t, int h, bool two_d) {
+  double cost = 0;
+  for (int s = 0; s < h; ++s) {
+    const int g = h - 1 - s;
+    cost += double(t[0] + 2 * g) * (t[1] + 2 * g) * (two_d ? t[2] : t[2] + 2 * g);
+  }
+  return cost / (double(t[0]) * t[1] * t[2] * h);
+}
+
+Index3 auto_tile(const Index3& n, int h, bool two_d, std::int64_t budget, int threads) {
+  // Candidates: x in powers of two (and the whole line), y in multiples of 4 (and all), z the
+  // whole block or halves of it (the working set does not depend on the tile's z length).
   const auto candidates = [](int n_d, int first, bool doubling) {
     std::vector<int> c;
     for (int t = first; t < n_d; t = doubling ? 2 * t : t + first) c.push_back(t);
     c.push_back(n_d);
     return c;
   };
+  std::vector<int> zs{n[2]};
+  for (int tz = n[2] / 2; !two_d && tz >= 16; tz /= 2) zs.push_back(tz);
+  const int workers = std::max(1, threads);
   Index3 best = n;
   double best_cost = -1;
   for (int tx : candidates(n[0], 8, true))
     for (int ty : candidates(n[1], 4, false))
-      for (int tz : two_d ? std::vector<int>{n[2]} : candidates(n[2], 4, false)) {
+      for (int tz : zs) {
         const Index3 t{tx, ty, tz};
-        const std::int64_t scratch = 2 * std::int64_t(sizeof(double)) * (t[0] + 2 * h) *
-                                     (t[1] + 2 * h) * (two_d ? t[2] : t[2] + 2 * h);
-        if (scratch > budget && best_cost >= 0) continue;
-        const double cost = cone_cost(t, h, two_d) * (1.0 + 8.0 / t[0]);
-        // Least work per owned cell; among equals the biggest tile (fewer, longer loops).
-        const auto volume = [](const Index3& b) { return double(b[0]) * b[1] * b[2]; };
+        if (blocking_working_set(t, h) > budget && best_cost >= 0) continue;
+        const std::int64_t tiles =
+            std::int64_t((n[0] + tx - 1) / tx) * ((n[1] + ty - 1) / ty) * ((n[2] + tz - 1) / tz);
+        // Cells of the block over cells of its tiles (the last tile along a dimension may be
+        // cut short), and the share of the threads' time busy when each takes whole tiles.
+        const double filled = volume_of(n) / (double(tx) * ty * tz * tiles);
+        const double busy = double(tiles) / (double((tiles + workers - 1) / workers) * workers);
+        const double cost = blocking_work(t, h, two_d) * (1.0 + kLineCost / t[0]) / (filled * busy);
+        // Least time per owned cell; among equals the biggest tile (fewer, longer loops).
         if (best_cost < 0 || cost < best_cost - 1e-12 ||
-            (cost < best_cost + 1e-12 && volume(t) > volume(best))) {
+            (cost < best_cost + 1e-12 && volume_of(t) > volume_of(best))) {
           best = t;
           best_cost = cost;
         }
       }
   return best;
+}
+
+BlockingChoice choose_blocking(const BlockingModelInputs& in) {
+  BlockingChoice choice;
+  const double cells = double(in.n[0]) * in.n[1] * in.n[2];
+  if (cells <= 0 || in.memory_rate <= 0 || in.cache_rate <= 0) return choice;
+  // Ghost cells of width h around the block (not along z in 2D).
+  const auto shell = [&](int h) {
+    const double hz = in.two_d ? 0 : h;
+    return (in.n[0] + 2.0 * h) * (in.n[1] + 2.0 * h) * (in.n[2] + 2.0 * hz) - cells;
+  };
+  const auto exchange_per_step = [&](int h) {
+    return (in.exchange_latency + in.exchange_transfer * shell(h) / shell(1)) / (h * cells);
+  };
+  const double plain_sweep =
+      in.plain_rate > 0 ? 1.0 / in.plain_rate : 1.0 / in.memory_rate + 1.0 / in.cache_rate;
+  const double plain_time = plain_sweep + exchange_per_step(1);
+  choice.plain_rate = 1.0 / plain_time;
+  choice.rate = choice.plain_rate;
+  int widest = std::max(1, in.max_width);
+  for (int d = 0; d < (in.two_d ? 2 : 3); ++d) widest = std::min(widest, in.n[d]);
+  for (int h = 2; h <= widest; ++h) {
+    const Index3 tile = auto_tile(in.n, h, in.two_d, in.budget, in.threads);
+    const double time =
+        1.0 / (h * in.memory_rate) +
+        blocking_work(tile, h, in.two_d) * (1.0 + kLineCost / tile[0]) / in.cache_rate +
+        exchange_per_step(h);
+    if (1.0 / time > choice.rate * (1.0 + 1e-9)) {
+      choice.width = h;
+      choice.blocking = true;
+      choice.tile = tile;
+      choice.rate = 1.0 / time;
+    }
+  }
+  return choice;
 }
 
 TemporalBlocking::TemporalBlocking(const Field& u, const Index3& tile, std::vector<Box> regions,
@@ -86,7 +127,8 @@ TemporalBlocking::TemporalBlocking(const Field& u, const Index3& tile, std::vect
   const int rounds = int(regions_.size());
   if (rounds < 1 || rounds > h_)
     throw std::logic_error("temporal blocking: rounds of 1..H sub-steps only");
-  const Index3 automatic = auto_tile(n_, rounds, two_d_);
+  const Index3 automatic =
+      auto_tile(n_, rounds, two_d_, temporal_blocking_budget(rounds), Exec().concurrency());
   for (int d = 0; d < 3; ++d) {
     tile_[d] = tile[d] > 0 ? std::min(tile[d], n_[d]) : automatic[d];
     if (two_d_ && d == 2) tile_[d] = n_[d];
@@ -98,8 +140,8 @@ TemporalBlocking::TemporalBlocking(const Field& u, const Index3& tile, std::vect
   for (int k0 = interior.lo[2]; k0 < interior.hi[2]; k0 += tile_[2])
     for (int j0 = interior.lo[1]; j0 < interior.hi[1]; j0 += tile_[1])
       for (int i0 = interior.lo[0]; i0 < interior.hi[0]; i0 += tile_[0]) {
-        const Box T = Box{{i0, j0, k0}, {i0 + tile_[0], j0 + tile_[1], k0 + tile_[2]}}.intersect(
-            interior);
+        const Box T =
+            Box{{i0, j0, k0}, {i0 + tile_[0], j0 + tile_[1], k0 + tile_[2]}}.intersect(interior);
         const Box cone = grow_active(T, rounds, two_d_);
         (cone.intersect(interior) == cone ? tiles_ : outer).push_back(T);
       }
@@ -112,12 +154,17 @@ TemporalBlocking::TemporalBlocking(const Field& u, const Index3& tile, std::vect
       for (int s = 0; s < k; ++s) updates += update_box(T, k, s).count();
     redundant_.push_back(updates - k * interior.count());
   }
-  for (const Box& T : tiles_) capacity_ = std::max(capacity_, scratch_box(T, rounds).count());
-  if (rounds == 1) capacity_ = 0;  // one sub-step goes from u to v directly
+  // Per thread: a ring of 3 planes of the scratch box for each level but the last (which
+  // writes v directly; one sub-step goes from u to v with no scratch at all).
+  for (const Box& T : tiles_) {
+    const Box S = scratch_box(T, rounds);
+    capacity_ = std::max(capacity_, std::int64_t(rounds - 1) * 3 * S.extent(0) * S.extent(1));
+  }
   const std::int64_t threads = Exec().concurrency();
   scratch_ = Kokkos::View<double*, Memory>(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "miniapp::temporal_blocking::scratch"),
-      std::size_t(2 * capacity_ * threads));
+      std::size_t(std::max<std::int64_t>(capacity_ * threads, 1)));
+  advise_huge_pages(scratch_.data(), std::int64_t(scratch_.size()) * std::int64_t(sizeof(double)));
 }
 
 Box TemporalBlocking::scratch_box(const Box& T, int k) const {
@@ -137,55 +184,125 @@ void TemporalBlocking::run(const Field& u, Field& v, int k, int first, int last)
   double* scratch = scratch_.data();
   const std::int64_t capacity = capacity_;
   const Box* tiles = tiles_.data();
-  const std::int64_t sz_flat = two_d_ ? 0 : -1;  // 2D: z neighbours read the cell itself
+  // The first sub-step reads u from memory when the field exceeds the last-level cache: fetch
+  // its leading plane ahead. (Streaming stores for the last sub-step's writes to v did not pay.)
+  const LineMode first_mode =
+      sweep_streams_from_memory(u.interior()) ? LineMode::Prefetch : LineMode::Cached;
   Kokkos::Experimental::UniqueToken<Exec> token;
   Kokkos::parallel_for(
       "miniapp::temporal_blocking",
       Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(first, last),
       KOKKOS_LAMBDA(const int t) {
         const int id = token.acquire();
-        const Box& T = tiles[t];
-        const Box S = self->scratch_box(T, k);
-        double* buffer[2] = {scratch + 2 * capacity * id, scratch + 2 * capacity * id + capacity};
-        const auto& a = self->a_;
-        for (int s = 0; s < k; ++s) {
-          const Window in = s == 0 ? in_u : Window(buffer[(s + 1) % 2], S);
-          const Window out = s == k - 1 ? out_v : Window(buffer[s % 2], S);
-          const Box R = self->update_box(T, k, s);
-          const std::int64_t sz = sz_flat == 0 ? 0 : in.sz;
-          for (int kk = R.lo[2]; kk < R.hi[2]; ++kk)
-            for (int j = R.lo[1]; j < R.hi[1]; ++j)
-              stencil_line(self->points_, in.p + in.at(R.lo[0], j, kk),
-                           out.p + out.at(R.lo[0], j, kk), R.extent(0), in.sy, sz, a.ax, a.ay,
-                           a.az);
-          if (s == k - 1) break;
-          // The physical ghosts of sub-step s that sub-step s+1 reads, as the plain loop's
-          // refill computes them (same order, same spans, same sources).
-          const Box need = grow_active(T, k - 1 - s, self->two_d_).intersect(S);
-          for (const BoundaryFill& f : self->boundary_.fills) {
-            const int d = f.d, h = self->h_, n = self->n_[d];
-            Box slab = f.span;
-            slab.lo[d] = f.side == 0 ? 0 : n + h;
-            slab.hi[d] = f.side == 0 ? h : n + 2 * h;
-            slab = slab.intersect(need);
-            const Boundary kind = self->boundary_.kind[d];
-            const int mirror = f.side == 0 ? 2 * h - 1 : 2 * (n + h) - 1;
-            for (int kk = slab.lo[2]; kk < slab.hi[2]; ++kk)
-              for (int j = slab.lo[1]; j < slab.hi[1]; ++j)
-                for (int i = slab.lo[0]; i < slab.hi[0]; ++i) {
-                  if (kind == Boundary::Dirichlet) {
-                    out.p[out.at(i, j, kk)] = self->boundary_.value;
-                  } else if (kind == Boundary::Neumann) {
-                    int src[3] = {i, j, kk};
-                    src[d] = mirror - src[d];
-                    out.p[out.at(i, j, kk)] = out.p[out.at(src[0], src[1], src[2])];
-                  }
-                }
-          }
-        }
+        self->run_tile(tiles[t], k, in_u, out_v, scratch + capacity * id, first_mode);
         token.release(id);
       });
   Kokkos::fence();
+}
+
+void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const Window& out_v,
+                                double* ring, LineMode first_mode) const {
+  // Level s (sub-step s) computes the planes z of R_s in increasing z, one step behind level
+  // s-1: at step t level s computes plane t - s, whose inputs (planes t-s-1 .. t-s+1 of level
+  // s-1) are then complete. Levels below the last keep their planes in a ring of 3 (plane z
+  // in slot z mod 3); the last level writes v.
+  const Box S = scratch_box(T, k);
+  const std::int64_t sx = S.extent(0), plane = sx * S.extent(1);
+  const int h = h_;
+  const int nz = n_[2];
+  const auto slot_of = [&](int s, int z) {
+    return ring + (std::int64_t(s) * 3 + (z - S.lo[2]) % 3) * plane;
+  };
+  const auto at = [&](auto* base, int i, int j) {
+    return base + (i - S.lo[0]) + sx * (j - S.lo[1]);
+  };
+  const std::int64_t field_sz = two_d_ ? 0 : in_u.sz;
+  // Physical-boundary fills of plane z of level s (the plain loop's order and spans, limited
+  // to the cells the next level reads), then the z ghost plane a finished plane is the
+  // mirror (or neighbour) of.
+  const auto fill_xy = [&](int s, int z) {
+    const Box need = grow_active(T, k - 1 - s, two_d_).intersect(S);
+    double* base = slot_of(s, z);
+    for (const BoundaryFill& f : boundary_.fills) {
+      if (f.d == 2) continue;
+      const int d = f.d, n = n_[d];
+      Box slab = f.span;
+      slab.lo[d] = f.side == 0 ? 0 : n + h;
+      slab.hi[d] = f.side == 0 ? h : n + 2 * h;
+      slab.lo[2] = std::max(slab.lo[2], z), slab.hi[2] = std::min(slab.hi[2], z + 1);
+      slab = slab.intersect(need);
+      if (slab.empty()) continue;
+      const Boundary kind = boundary_.kind[d];
+      const int mirror = f.side == 0 ? 2 * h - 1 : 2 * (n + h) - 1;
+      for (int j = slab.lo[1]; j < slab.hi[1]; ++j)
+        for (int i = slab.lo[0]; i < slab.hi[0]; ++i) {
+          if (kind == Boundary::Dirichlet) {
+            *at(base, i, j) = boundary_.value;
+          } else if (kind == Boundary::Neumann) {
+            int src[2] = {i, j};
+            src[d] = mirror - src[d];
+            *at(base, i, j) = *at(base, src[0], src[1]);
+          }
+        }
+    }
+  };
+  const auto fill_z_ghost = [&](int s, int ghost, int source, int side) {
+    const Box need = grow_active(T, k - 1 - s, two_d_).intersect(S);
+    if (ghost < need.lo[2] || ghost >= need.hi[2]) return;
+    for (const BoundaryFill& f : boundary_.fills) {
+      if (f.d != 2 || f.side != side) continue;
+      Box slab = f.span.intersect(need);
+      double* dst = slot_of(s, ghost);
+      const double* src = slot_of(s, source);
+      for (int j = slab.lo[1]; j < slab.hi[1]; ++j)
+        for (int i = slab.lo[0]; i < slab.hi[0]; ++i) {
+          if (boundary_.kind[2] == Boundary::Dirichlet)
+            *at(dst, i, j) = boundary_.value;
+          else if (boundary_.kind[2] == Boundary::Neumann)
+            *at(dst, i, j) = *at(src, i, j);
+        }
+    }
+  };
+  bool z_fill[2] = {false, false};
+  for (const BoundaryFill& f : boundary_.fills)
+    if (f.d == 2) z_fill[f.side] = true;
+
+  int t_first = 0, t_last = 0;
+  for (int s = 0; s < k; ++s) {
+    const Box R = update_box(T, k, s);
+    t_first = s == 0 ? R.lo[2] : std::min(t_first, R.lo[2] + s);
+    t_last = std::max(t_last, R.hi[2] + s);
+  }
+  const auto& a = a_;
+  for (int t = t_first; t <= t_last; ++t)
+    for (int s = 0; s < k; ++s) {
+      const int z = t - s;
+      const Box R = update_box(T, k, s);
+      if (z >= R.lo[2] && z < R.hi[2]) {
+        // Inputs: u (level 0) or the ring of level s-1; output: the ring of level s or v.
+        const double* in_plane = s == 0 ? nullptr : slot_of(s - 1, z);
+        const std::int64_t below = two_d_   ? 0
+                                   : s == 0 ? field_sz
+                                            : in_plane - slot_of(s - 1, z - 1);
+        const std::int64_t above = two_d_   ? 0
+                                   : s == 0 ? field_sz
+                                            : slot_of(s - 1, z + 1) - in_plane;
+        const std::int64_t in_sy = s == 0 ? in_u.sy : sx;
+        double* out_plane = s == k - 1 ? nullptr : slot_of(s, z);
+        for (int j = R.lo[1]; j < R.hi[1]; ++j) {
+          const double* c = s == 0 ? in_u.p + in_u.at(R.lo[0], j, z) : at(in_plane, R.lo[0], j);
+          double* o = s == k - 1 ? out_v.p + out_v.at(R.lo[0], j, z) : at(out_plane, R.lo[0], j);
+          stencil_line_planes(points_, c, o, R.extent(0), in_sy, below, above, a.ax, a.ay, a.az,
+                              s == 0 ? first_mode : LineMode::Cached);
+        }
+        if (s < k - 1) {
+          fill_xy(s, z);
+          if (z_fill[0] && z == h) fill_z_ghost(s, h - 1, h, 0);
+        }
+      }
+      if (s < k - 1 && z_fill[1] && z == nz + h && R.hi[2] == nz + h)
+        fill_z_ghost(s, nz + h, nz + h - 1, 1);
+    }
 }
 
 }  // namespace miniapp

@@ -1,17 +1,22 @@
 // Temporal blocking: the k <= H sub-steps of one deep-halo round fused over cache-sized tiles.
 //
 // After a halo exchange of width H no communication is needed for H sub-steps, but the plain
-// loop (simulation.hpp) sweeps the whole block once per sub-step, so every cell comes from main
+// loop (time_stepper.hpp) sweeps the whole block once per sub-step, so every cell comes from main
 // memory k times per round. Here the owned cells are cut into tiles T, and each tile runs all
-// k sub-steps back to back in two per-thread scratch buffers that stay in cache
-// ("overlapped tiling"):
+// k sub-steps back to back in per-thread scratch that stays in cache ("overlapped tiling"):
 //
 //   sub-step s = 0 .. k-1 updates  R_s = grow(T, k-1-s) ∩ region(s)
-//     s = 0      reads the exchanged field u            writes scratch A
-//     0 < s      reads the scratch of sub-step s-1      writes the other scratch
+//     s = 0      reads the exchanged field u
+//     0 < s      reads the planes of sub-step s-1
 //     s = k-1    (R = T)                                writes the owned cells of v
-//   between sub-steps the physical-boundary refills run on the scratch, restricted to the
-//   cells the next sub-step reads, in the same order and with the same spans as the plain loop.
+//   as a wavefront in z: at step t sub-step s computes its plane z = t - s of R_s, whose inputs
+//   (planes z-1, z, z+1 of sub-step s-1) are complete by then. So a sub-step below the last
+//   keeps only 3 planes of T grown by k (a ring, plane z in slot z mod 3): the scratch is
+//   3 (k-1) planes per thread, not the whole grown tile, so it stays in L2 even for tiles that
+//   span the block in z, whose cone overlap is then only in x and y.
+//   After each plane of sub-step s the physical-boundary refills run on it, restricted to the
+//   cells the next sub-step reads, in the same order and with the same spans as the plain loop
+//   (x and y within the plane; a z ghost plane once the plane it mirrors is done).
 //
 // grow(T, k-1-s) is the dependency cone of T: sub-step s must be known on T grown by the
 // stencil reach (1) once per remaining sub-step. region(s) is the plain loop's update region,
@@ -21,7 +26,8 @@
 // redundant work: neighbouring tiles recompute the overlap of their cones (counted exactly).
 //
 // Each cell of u is read from memory about once per round and each cell of v written once,
-// instead of k times each: with H = 4..8 the sweep can beat the single-sweep memory bound.
+// instead of k times each: where the sweep in cache runs faster than memory can feed it,
+// rounds of H = 2..8 beat the single-sweep memory bound (choose_blocking models when).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -33,28 +39,69 @@
 #include "field.hpp"
 #include "halo_plan.hpp"
 #include "numerics.hpp"
+#include "stencil_line.hpp"
 
 namespace miniapp {
 
-/// Default scratch budget per thread for the automatic tile size at rounds of up to 4
-/// sub-steps, growing in proportion beyond: two buffers of the tile grown by the round length
-/// must fit in it (L2 plus a core's share of L3 on current CPUs; `miniapp bench temporal`
-/// measured about 3 MiB fastest at H = 2..4 and 5 MiB at H = 8 on a 2-core EPYC VM).
+/// Default working-set budget per thread for the automatic tile: the 3 planes of the tile
+/// grown by the round length per sub-step (the rings of the sub-steps below the last and the
+/// 3 planes of u the first one reads) must fit in it: about a core's L2 plus its share of L3
+/// on current server CPUs (`miniapp bench temporal --tiles` compares tiles around it).
 constexpr std::int64_t kTemporalBlockingBudget = std::int64_t(7) * 512 * 1024;  // 3.5 MiB
 
-/// The scratch budget per thread for rounds of up to h sub-steps.
-constexpr std::int64_t temporal_blocking_budget(int h) {
-  return h <= 4 ? kTemporalBlockingBudget : kTemporalBlockingBudget * h / 4;
-}
+/// The working-set budget per thread for rounds of up to h sub-steps.
+constexpr std::int64_t temporal_blocking_budget(int /*h*/) { return kTemporalBlockingBudget; }
+
+/// Bytes a thread keeps in cache for a tile t in rounds of h sub-steps: 3 planes of the tile
+/// grown by h per sub-step (x fastest). Pure.
+std::int64_t blocking_working_set(const Index3& t, int h);
+
+/// Cell updates of rounds of h sub-steps on tile t per owned cell and sub-step (>= 1: the
+/// overlap of the tiles' dependency cones; not along z in 2D). Pure.
+double blocking_work(const Index3& t, int h, bool two_d);
 
 /// The automatic tile (owned cells per tile along x, y, z) for a block of n owned cells, rounds
-/// of up to h sub-steps: among the tiles whose two scratch buffers fit in `budget` bytes, the
-/// one with the least work per owned cell, counting the redundant updates of its cone and a
-/// fixed cost of 8 cell updates per x-line (loop start and remainder), so x stays long. Pure.
-Index3 auto_tile(const Index3& n, int h, bool two_d, std::int64_t budget);
+/// of up to h sub-steps, `threads` threads: among the tiles whose working set fits in `budget`
+/// bytes, the one with the least time per owned cell: its cone's redundant updates, a fixed
+/// cost of 64 cell updates per x-line (so lines stay whole), tiles cut short at the block's
+/// edge, and the threads left idle when the tile count is not a multiple of theirs. Pure.
+Index3 auto_tile(const Index3& n, int h, bool two_d, std::int64_t budget, int threads = 1);
 inline Index3 auto_tile(const Index3& n, int h, bool two_d) {
   return auto_tile(n, h, two_d, temporal_blocking_budget(h));
 }
+
+/// What choose_blocking() needs to know: the block, the machine's two rates, and the limits.
+struct BlockingModelInputs {
+  Index3 n{};                    ///< owned cells per rank
+  bool two_d = false;            ///< a 2D problem (no z cone)
+  int max_width = 8;             ///< the largest halo width H allowed (block size, options)
+  int threads = 1;               ///< threads per rank
+  double memory_rate = 0;        ///< cell updates/s a sweep from memory can reach (the copy bound)
+  double cache_rate = 0;         ///< cell updates/s of the sweep when its data is in cache
+  double plain_rate = 0;         ///< measured rate of the plain H = 1 sweep (0: from the model)
+  double exchange_latency = 0;   ///< seconds of one exchange that do not grow with its bytes
+  double exchange_transfer = 0;  ///< seconds of one width-1 exchange that grow with its bytes
+  std::int64_t budget = kTemporalBlockingBudget;  ///< working-set bytes per thread
+};
+
+/// What choose_blocking() picked and why.
+struct BlockingChoice {
+  int width = 1;          ///< halo width H (sub-steps per round)
+  bool blocking = false;  ///< temporal blocking on (else the plain sweep)
+  Index3 tile{};          ///< the tile when blocking
+  double rate = 0;        ///< predicted effective cell updates/s of the choice
+  double plain_rate = 0;  ///< predicted (or given) rate of H = 1 plain
+};
+
+/// Choose the halo width and temporal blocking from a model of the step. A sweep from memory
+/// costs the time of its memory traffic plus the time of its arithmetic (the two did not
+/// overlap where measured), so per owned cell and sub-step
+///   plain      1 / plain_rate  (or 1 / memory_rate + 1 / cache_rate)
+///   blocked H  1 / (H memory_rate) + blocking_work(tile, H) (1 + 64 / tile_x) / cache_rate
+/// plus, per sub-step, (exchange_latency + exchange_transfer * shell(H) / shell(1)) / (H cells),
+/// shell(H) the ghost cells of width H: the deep halo's rarer, bigger messages.
+/// Never returns a setting predicted slower than H = 1 plain (ties go to plain). Pure.
+BlockingChoice choose_blocking(const BlockingModelInputs& in);
 
 /// What a temporally blocked round needs to know about the physical boundaries.
 struct BoundaryRule {
@@ -89,9 +136,26 @@ class TemporalBlocking {
   /// on one domain: overlap of the tiles' cones plus the deep-halo ghost updates.
   std::int64_t redundant(int k) const { return redundant_[k - 1]; }
   /// Scratch bytes per thread.
-  std::int64_t scratch_bytes() const { return 2 * capacity_ * std::int64_t(sizeof(double)); }
+  std::int64_t scratch_bytes() const { return capacity_ * std::int64_t(sizeof(double)); }
 
  private:
+  /// A window of an array: the local box it holds, x fastest, and its strides.
+  struct Window {
+    double* p = nullptr;
+    Box box;
+    std::int64_t sy = 0, sz = 0;
+
+    Window(double* data, const Box& b)
+        : p(data), box(b), sy(b.extent(0)), sz(std::int64_t(b.extent(0)) * b.extent(1)) {}
+    std::int64_t at(int i, int j, int k) const {
+      return (i - box.lo[0]) + sy * (j - box.lo[1]) + sz * (k - box.lo[2]);
+    }
+  };
+  /// The k sub-steps of tile T as a wavefront in z (see run_tile in the .cpp), `ring` this
+  /// thread's scratch, `first_mode` how the first sub-step reads u.
+  void run_tile(const Box& T, int k, const Window& in_u, const Window& out_v, double* ring,
+                LineMode first_mode) const;
+
   /// Scratch box of tile T for a round of k sub-steps: T grown by k (not along z in 2D),
   /// clipped to the padded block.
   Box scratch_box(const Box& T, int k) const;
@@ -110,7 +174,7 @@ class TemporalBlocking {
   std::vector<Box> tiles_;
   int inner_ = 0;
   std::vector<std::int64_t> redundant_;
-  std::int64_t capacity_ = 0;  ///< doubles per scratch buffer
+  std::int64_t capacity_ = 0;  ///< scratch doubles per thread
   Kokkos::View<double*, Memory> scratch_;
 };
 

@@ -124,15 +124,77 @@ TEST(TemporalBlocking, InnerTilesReadNoGhost) {
 }
 
 TEST(TemporalBlocking, AutomaticTileFitsTheBudgetAndKeepsLinesLong) {
-  for (int h : {1, 2, 4, 8}) {
-    const Index3 t = auto_tile({256, 256, 256}, h, false);
-    const std::int64_t scratch =
-        2 * 8 * std::int64_t(t[0] + 2 * h) * (t[1] + 2 * h) * (t[2] + 2 * h);
-    EXPECT_LE(scratch, temporal_blocking_budget(h)) << "H=" << h;
-    EXPECT_GE(t[0], 32) << "H=" << h;
-  }
+  for (int threads : {1, 2, 3})
+    for (int h : {1, 2, 4, 8}) {
+      const Index3 t = auto_tile({256, 256, 256}, h, false, temporal_blocking_budget(h), threads);
+      // The wavefront keeps 3 planes of the grown tile per sub-step: 8 * 3h (tx+2h)(ty+2h).
+      EXPECT_EQ(blocking_working_set(t, h),
+                8 * 3 * h * std::int64_t(t[0] + 2 * h) * (t[1] + 2 * h));
+      EXPECT_LE(blocking_working_set(t, h), temporal_blocking_budget(h)) << "H=" << h;
+      EXPECT_GE(t[0], 32) << "H=" << h;
+      const int tiles = (256 / t[0]) * ((256 + t[1] - 1) / t[1]) * ((256 + t[2] - 1) / t[2]);
+      EXPECT_GE(tiles, threads) << "H=" << h;  // every thread gets a tile
+    }
   EXPECT_EQ(auto_tile({6, 5, 4}, 2, false), (Index3{6, 5, 4}));  // a small block is one tile
   EXPECT_EQ(auto_tile({64, 64, 1}, 2, true)[2], 1);
+  // The cone's redundant work: tile 4^3, H = 2 updates 6^3 + 4^3 cells per 2 * 4^3.
+  EXPECT_DOUBLE_EQ(blocking_work({4, 4, 4}, 2, false), (216.0 + 64.0) / 128.0);
+  EXPECT_DOUBLE_EQ(blocking_work({4, 4, 1}, 2, true), (36.0 + 16.0) / 32.0);
+}
+
+TEST(TemporalBlocking, ModelChoosesBlockingOnlyWhenItBeatsThePlainSweep) {
+  BlockingModelInputs in;
+  in.n = {256, 256, 256};
+  in.threads = 2;
+  in.max_width = 8;
+  in.memory_rate = 3.3e9;
+  in.cache_rate = 5.0e9;  // the sweep in cache runs well above the memory bound
+  const BlockingChoice fast = choose_blocking(in);
+  EXPECT_TRUE(fast.blocking);
+  EXPECT_GE(fast.width, 2);
+  EXPECT_LE(fast.width, 8);
+  EXPECT_GT(fast.rate, fast.plain_rate);
+  EXPECT_DOUBLE_EQ(fast.plain_rate, 1.0 / (1.0 / 3.3e9 + 1.0 / 5.0e9));
+  EXPECT_EQ(fast.tile, auto_tile(in.n, fast.width, false, in.budget, 2));
+  // A measured plain sweep faster than any blocked round can be: keep H = 1 plain.
+  in.plain_rate = 4.0e9;
+  const BlockingChoice plain = choose_blocking(in);
+  EXPECT_FALSE(plain.blocking);
+  EXPECT_EQ(plain.width, 1);
+  EXPECT_DOUBLE_EQ(plain.rate, 4.0e9);
+  // Whatever the inputs, the choice is never predicted slower than H = 1 plain.
+  for (double cache : {0.5e9, 1e9, 3e9, 1e10})
+    for (double plain_rate : {0.0, 0.5e9, 2e9})
+      for (double exchange : {0.0, 1e-4, 1e-2}) {
+        in.cache_rate = cache, in.plain_rate = plain_rate;
+        in.exchange_latency = exchange, in.exchange_transfer = exchange;
+        const BlockingChoice c = choose_blocking(in);
+        EXPECT_GE(c.rate, c.plain_rate);
+        EXPECT_EQ(c.blocking, c.width > 1);
+      }
+  // The width never exceeds the block, and a 2D block's tile spans its one plane.
+  in = BlockingModelInputs{};
+  in.n = {64, 3, 1};
+  in.two_d = true;
+  in.max_width = 8;
+  in.memory_rate = 1e9;
+  in.cache_rate = 1e10;
+  const BlockingChoice flat = choose_blocking(in);
+  EXPECT_LE(flat.width, 3);
+  if (flat.blocking) EXPECT_EQ(flat.tile[2], 1);
+  // Communication counts: exchanges dominated by latency make deep halos (fewer, bigger
+  // messages) pay even when the sweep alone would not gain; by transfer, they do not.
+  in = BlockingModelInputs{};
+  in.n = {32, 32, 32};
+  in.memory_rate = 1e9;
+  in.cache_rate = 1e9;
+  in.plain_rate = 1e9;
+  EXPECT_FALSE(choose_blocking(in).blocking);
+  in.exchange_latency = 1e-3;  // 1 ms per exchange against 33 us of sweep
+  EXPECT_TRUE(choose_blocking(in).blocking);
+  in.exchange_latency = 0;
+  in.exchange_transfer = 1e-3;
+  EXPECT_FALSE(choose_blocking(in).blocking);
 }
 
 }  // namespace

@@ -1,0 +1,197 @@
+#include "stream_copy.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+namespace miniapp {
+
+namespace {
+
+/// Block [first, last) of thread t of T over n elements, cut at multiples of 8 elements so
+/// every block starts on a 64-byte line.
+KOKKOS_INLINE_FUNCTION void thread_block(std::int64_t n, int t, int T, std::int64_t& first,
+                                         std::int64_t& last) {
+  const std::int64_t lines = (n + 7) / 8;
+  first = std::min(n, lines * t / T * 8);
+  last = std::min(n, lines * (t + 1) / T * 8);
+}
+
+/// b[i] = a[i] on [first, last) with non-temporal stores (a and b 64-byte aligned at first).
+inline void copy_streaming(const double* __restrict a, double* __restrict b, std::int64_t first,
+                           std::int64_t last) {
+  std::int64_t i = first;
+#if defined(__AVX512F__)
+  for (; i + 8 <= last; i += 8) _mm512_stream_pd(b + i, _mm512_load_pd(a + i));
+#elif defined(__AVX__)
+  for (; i + 8 <= last; i += 8) {
+    _mm256_stream_pd(b + i, _mm256_load_pd(a + i));
+    _mm256_stream_pd(b + i + 4, _mm256_load_pd(a + i + 4));
+  }
+#elif defined(__SSE2__)
+  for (; i + 8 <= last; i += 8)
+    for (int h = 0; h < 8; h += 2) _mm_stream_pd(b + i + h, _mm_load_pd(a + i + h));
+#endif
+  for (; i < last; ++i) b[i] = a[i];
+#if defined(__SSE2__)
+  _mm_sfence();  // non-temporal stores are weakly ordered: publish them before the fence
+#endif
+}
+
+inline void copy_ordinary(const double* __restrict a, double* __restrict b, std::int64_t first,
+                          std::int64_t last) {
+#pragma GCC ivdep
+  for (std::int64_t i = first; i < last; ++i) b[i] = a[i];
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+}  // namespace
+
+void advise_huge_pages(void* p, std::int64_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr std::uintptr_t page = 4096;
+  const auto first = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t last = first + std::uintptr_t(bytes);
+  const std::uintptr_t start = (first + page - 1) / page * page;
+  if (bytes > 0 && last > start + (std::uintptr_t(2) << 20))
+    madvise(reinterpret_cast<void*>(start), last - start, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
+std::int64_t last_level_cache_bytes() {
+  static const std::int64_t bytes = [] {
+    // /sys/devices/system/cpu/cpu0/cache/indexN/{level,type,size}: the largest level wins.
+    int best_level = 0;
+    std::int64_t best = 0;
+    for (int index = 0; index < 8; ++index) {
+      const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+      std::ifstream level_file(dir + "/level"), size_file(dir + "/size"), type_file(dir + "/type");
+      int level = 0;
+      std::string size, type;
+      if (!(level_file >> level) || !(size_file >> size) || !(type_file >> type)) continue;
+      if (type == "Instruction" || level < best_level) continue;
+      std::int64_t value = 0;
+      std::size_t used = 0;
+      try {
+        value = std::stoll(size, &used);
+      } catch (const std::exception&) {
+        continue;
+      }
+      const char unit = used < size.size() ? size[used] : ' ';
+      value *= unit == 'K'   ? 1024
+               : unit == 'M' ? 1024 * 1024
+               : unit == 'G' ? 1024 * 1024 * 1024
+                             : 1;
+      best_level = level;
+      best = value;
+    }
+    return best > 0 ? best : std::int64_t(32) * 1024 * 1024;
+  }();
+  return bytes;
+}
+
+bool has_streaming_stores() {
+#if defined(__SSE2__)
+  return true;
+#else
+  return false;
+#endif
+}
+
+StreamCopy::StreamCopy(std::int64_t elements) : n_(std::max<std::int64_t>(elements, 8)) {
+  // Two arrays in one allocation, each starting on a 64-byte line (8 doubles of slack each).
+  const std::int64_t stride = (n_ + 7) / 8 * 8 + 8;
+  storage_ = Kokkos::View<double*, Memory>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "miniapp::stream_copy"),
+      std::size_t(2 * stride + 8));
+  const auto misalign = std::int64_t(reinterpret_cast<std::uintptr_t>(storage_.data()) % 64) / 8;
+  a_ = storage_.data() + (8 - misalign) % 8;
+  b_ = a_ + stride;
+  advise_huge_pages(storage_.data(), std::int64_t(storage_.size()) * std::int64_t(sizeof(double)));
+  double* a = a_;
+  double* b = b_;
+  const std::int64_t n = n_;
+  const int T = Exec().concurrency();
+  Kokkos::parallel_for(
+      "miniapp::stream_copy::first_touch",
+      Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(0, T),
+      KOKKOS_LAMBDA(const int t) {
+        std::int64_t first = 0, last = 0;
+        thread_block(n, t, T, first, last);
+        for (std::int64_t i = first; i < last; ++i) {
+          a[i] = double(i % 1000) * 1e-3;
+          b[i] = 0.0;
+        }
+      });
+  Kokkos::fence();
+}
+
+double StreamCopy::run(StoreKind kind) const {
+  const double* a = a_;
+  double* b = b_;
+  const std::int64_t n = n_;
+  const int T = Exec().concurrency();
+  const bool streaming = kind == StoreKind::Streaming;
+  Kokkos::Timer timer;
+  Kokkos::parallel_for(
+      streaming ? "miniapp::stream_copy::streaming" : "miniapp::stream_copy::ordinary",
+      Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(0, T),
+      KOKKOS_LAMBDA(const int t) {
+        std::int64_t first = 0, last = 0;
+        thread_block(n, t, T, first, last);
+        if (streaming)
+          copy_streaming(a, b, first, last);
+        else
+          copy_ordinary(a, b, first, last);
+      });
+  Kokkos::fence();
+  return timer.seconds();
+}
+
+bool StreamCopy::verify() const {
+  const double* a = a_;
+  const double* b = b_;
+  std::int64_t wrong = 0;
+  Kokkos::parallel_reduce(
+      "miniapp::stream_copy::verify", Kokkos::RangePolicy<Exec>(0, n_),
+      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& w) { w += a[i] != b[i]; }, wrong);
+  return wrong == 0;
+}
+
+CopyRates StreamCopy::measure(int reps, const std::function<double(double)>& reduce) const {
+  const auto timed = [&](StoreKind kind) {
+    const double t = run(kind);
+    return reduce ? reduce(t) : t;
+  };
+  timed(StoreKind::Ordinary);
+  timed(StoreKind::Streaming);
+  std::vector<double> ordinary, streaming;
+  for (int r = 0; r < std::max(1, reps); ++r) {
+    ordinary.push_back(timed(StoreKind::Ordinary));
+    streaming.push_back(timed(StoreKind::Streaming));
+  }
+  CopyRates rates;
+  rates.ordinary = bytes() / median_of(ordinary);
+  rates.streaming = bytes() / median_of(streaming);
+  return rates;
+}
+
+}  // namespace miniapp

@@ -1,0 +1,77 @@
+// The memory-bandwidth yardstick every sweep is measured against: a STREAM-style copy b = a.
+//
+//   two arrays of N doubles, 64-byte aligned, each thread's block first-touched by the thread
+//   that copies it (the same static partition in the fill and in every copy);
+//   ordinary stores   b[i] = a[i]           (the cache reads each target line before writing it)
+//   streaming stores  non-temporal stores   (no read of the target line; x86 only)
+//   counted at 16 B per element (8 read + 8 written), as STREAM counts a copy.
+//
+// A sweep that reads each input value from memory once and writes each output value once moves
+// the same 16 B per cell update, whichever kind of store it uses, so its memory bound is
+//   bound (cell updates/s) = max(ordinary, streaming) / 16 B.
+// Kernels only: nothing here calls MPI (the benchmarks reduce over ranks themselves).
+#pragma once
+
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <functional>
+
+#include "field.hpp"
+
+namespace miniapp {
+
+enum class StoreKind { Ordinary, Streaming };
+
+/// True when this build has non-temporal stores (x86 SSE2/AVX/AVX-512); otherwise a streaming
+/// copy falls back to ordinary stores.
+bool has_streaming_stores();
+
+/// Ask the kernel for transparent huge pages (2 MiB) for [p, p + bytes) before its first touch:
+/// arrays walked with strides of a row or a plane then miss the TLB far less (on virtual
+/// machines every miss is a nested page walk), and first touch faults 512 times less often.
+/// Advisory: does nothing where transparent huge pages are off or unsupported. Not collective.
+void advise_huge_pages(void* p, std::int64_t bytes);
+
+/// Bytes of the last-level cache of this CPU (from Linux sysfs; 32 MiB when unknown). Sweeps
+/// over arrays larger than this stream from memory.
+std::int64_t last_level_cache_bytes();
+
+/// Copy bandwidths in bytes/s, 16 B counted per element.
+struct CopyRates {
+  double ordinary = 0;
+  double streaming = 0;
+  /// The better of the two: the single-sweep memory bound in bytes/s.
+  double best() const { return ordinary > streaming ? ordinary : streaming; }
+  /// The single-sweep memory bound in cell updates/s (best() / 16 B).
+  double cells_per_second() const { return best() / 16.0; }
+};
+
+class StreamCopy {
+ public:
+  /// Allocate two arrays of `elements` doubles (64-byte aligned) and first-touch them with the
+  /// threads that will copy them. Not collective; fences.
+  explicit StreamCopy(std::int64_t elements);
+
+  /// One copy b = a with the given stores; returns its seconds (after a fence). Not collective.
+  double run(StoreKind kind) const;
+
+  /// `reps` interleaved ordinary/streaming copies after one warm-up of each; each time is first
+  /// passed through `reduce` (e.g. a barrier and a max over ranks), the medians give the rates.
+  /// Not collective unless `reduce` is.
+  CopyRates measure(int reps, const std::function<double(double)>& reduce = nullptr) const;
+
+  /// True when the target equals the source element for element (after a run). Fences.
+  bool verify() const;
+
+  std::int64_t elements() const { return n_; }
+  /// Bytes counted per copy (16 B per element).
+  double bytes() const { return 16.0 * double(n_); }
+
+ private:
+  std::int64_t n_ = 0;
+  Kokkos::View<double*, Memory> storage_;
+  double* a_ = nullptr;
+  double* b_ = nullptr;
+};
+
+}  // namespace miniapp
