@@ -42,9 +42,10 @@ namespace {
 
 using namespace miniapp;
 
-/// The command line that continues an interrupted run: the same arguments with any --restart
-/// replaced by `--restart latest` (looked up in the same --checkpoint-dir), shell-quoted.
-std::string continue_command(const std::vector<std::string>& args) {
+/// The command line that continues an interrupted run, shell-quoted: after a checkpoint was
+/// written, the same arguments with any --restart replaced by `--restart latest` (looked up in
+/// the same --checkpoint-dir); when the run stopped before its first step, the same arguments.
+std::string continue_command(const std::vector<std::string>& args, bool from_latest) {
   const auto quote = [](const std::string& a) {
     if (!a.empty() && a.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                                           "0123456789_-+=./:,@%") == std::string::npos)
@@ -55,6 +56,10 @@ std::string continue_command(const std::vector<std::string>& args) {
   };
   std::string cmd;
   for (std::size_t i = 0; i < args.size(); ++i) {
+    if (!from_latest) {
+      cmd += (cmd.empty() ? "" : " ") + quote(args[i]);
+      continue;
+    }
     if (args[i] == "--restart") {
       ++i;  // and its value
       continue;
@@ -62,7 +67,7 @@ std::string continue_command(const std::vector<std::string>& args) {
     if (args[i].rfind("--restart=", 0) == 0) continue;
     cmd += (cmd.empty() ? "" : " ") + quote(args[i]);
   }
-  return cmd + " --restart latest";
+  return from_latest ? cmd + " --restart latest" : cmd;
 }
 
 /// The time loop from the simulation's current step (0, or the restart step) to config.steps.
@@ -72,7 +77,9 @@ std::string continue_command(const std::vector<std::string>& args) {
 /// steps (record the spectrum) and the step of an injected fault. Between stops the steps run
 /// with progress lines on rank 0 every `progress` seconds (0 = none), and after every round
 /// the ranks vote on a stop signal (src/stop_signal.hpp): when they agree, the loop writes a
-/// checkpoint of the step reached and returns it as an interruption. Collective.
+/// checkpoint of the step reached and returns it as an interruption. A stop agreed before the
+/// first round (a signal during start-up) returns at once, without a checkpoint. Rank 0 prints
+/// "time loop: ..." once the first round is certain to run. Collective.
 Interruption run_time_loop(Simulation& sim, const Config& config, CheckpointWriter& checkpoints,
                            SpectralDiagnostics* spectral, double progress, StopVote& stop_vote,
                            const std::optional<FaultPlan>& fault) {
@@ -82,6 +89,13 @@ Interruption run_time_loop(Simulation& sim, const Config& config, CheckpointWrit
   };
   int rank = 0;
   MPI_Comm_rank(sim.decomposition().comm(), &rank);
+  // The vote started before the loop covers signals received during start-up: no step has
+  // run since the start (or the restart's checkpoint), so there is nothing new to save.
+  if (stop_vote.poll()) return {stop_vote.signal(), sim.step(), "", ""};
+  if (rank == 0) {  // a signal from now on stops the run at a round, with a checkpoint
+    std::printf("time loop: step %lld to %lld\n", (long long)sim.step(), (long long)config.steps);
+    std::fflush(stdout);
+  }
   const std::int64_t every_spectrum = spectral ? config.spectral_every : 0;
   const std::int64_t warm_end = std::min(config.steps, sim.step() + config.warmup);
   const std::int64_t fault_step = fault ? fault->step : never;
@@ -158,8 +172,20 @@ int run_main(Config config, const std::vector<std::string>& args, MPI_Comm comm,
   StopVote stop_vote(comm);
   Interruption stopped =
       run_time_loop(sim, config, checkpoints, spectral.get(), interval, stop_vote, fault);
-  if (stopped.signal != 0) {
-    stopped.continue_with = continue_command(args);
+  const bool stopped_at_start = stopped.signal != 0 && stopped.checkpoint.empty();
+  if (stopped_at_start) {
+    stopped.continue_with = continue_command(args, false);
+    if (rank == 0) {
+      std::printf(
+          "miniapp: %s received during start-up: stopped before the first step (step %lld of "
+          "%lld); no checkpoint written\n"
+          "miniapp: to continue, launch the same command again (mpiexec/srun ...):\n  %s\n",
+          signal_name(stopped.signal).c_str(), (long long)stopped.step, (long long)config.steps,
+          stopped.continue_with.c_str());
+      std::fflush(stdout);
+    }
+  } else if (stopped.signal != 0) {
+    stopped.continue_with = continue_command(args, true);
     if (rank == 0) {
       std::printf(
           "miniapp: %s received: stopped at step %lld of %lld; checkpoint %s%s\n"
@@ -210,9 +236,12 @@ int run_main(Config config, const std::vector<std::string>& args, MPI_Comm comm,
   report.validation =
       stopped.signal == 0
           ? judge(std::move(checks))
-          : interrupted("stopped by " + signal_name(stopped.signal) + " at step " +
+          : interrupted("stopped by " + signal_name(stopped.signal) +
+                        (stopped_at_start ? " before the first step (step " : " at step ") +
                         std::to_string(stopped.step) + " of " + std::to_string(config.steps) +
-                        "; partial run, not validated; continue with --restart latest");
+                        (stopped_at_start
+                             ? "); nothing run, not validated; launch the same command again"
+                             : "; partial run, not validated; continue with --restart latest"));
   report.interruption = stopped;
   report.memory_estimate = memory;
   report.bindings = bindings;
@@ -272,6 +301,9 @@ int dispatch(int argc, char** argv, MPI_Comm comm, int rank) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // First of all: MPI and Kokkos start-up can take seconds, and a stop signal meanwhile must
+  // be recorded (the run then stops before its first step), not end the process.
+  miniapp::install_stop_handlers();
   prefer_romio();  // before MPI_Init: see mpi_utils.hpp
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
@@ -292,7 +324,8 @@ int main(int argc, char** argv) {
   }
   if (!only_text) Kokkos::initialize(argc, argv);  // removes its --kokkos-* arguments
   try {
-    miniapp::install_stop_handlers();  // issue 8: SIGTERM/SIGUSR1 stop at the next round
+    // Again, in case MPI or Kokkos installed their own; a signal recorded so far is kept.
+    miniapp::install_stop_handlers();
     status = dispatch(argc, argv, MPI_COMM_WORLD, rank);
   } catch (const miniapp::ConfigError& e) {
     // Every rank validated the same input and threw the same error: one message, exit 2.
