@@ -261,6 +261,13 @@ int run_main(Config config, const std::vector<std::string>& args, MPI_Comm comm,
   return exit_status(report.validation.verdict);
 }
 
+/// Print `line` and a newline to stderr in one write: a message printed just before MPI_Abort
+/// reaches the launcher as one piece, and its abort banner cannot land inside the line.
+void print_line(const std::string& line) {
+  const std::string text = line + "\n";
+  std::cerr.write(text.data(), std::streamsize(text.size())).flush();
+}
+
 int dispatch(int argc, char** argv, MPI_Comm comm, int rank) {
   if (argc > 1 && std::strcmp(argv[1], "bench") == 0) {
     const std::map<std::string, std::function<int(int, char**, MPI_Comm)>> benches{
@@ -336,20 +343,20 @@ int main(int argc, char** argv) {
     // shut down cleanly after a failed collective write). The previous checkpoint is intact.
     // Not agreed: this rank failed and the others are stuck in a collective call: abort now.
     if (!e.agreed()) {
-      std::cerr << "miniapp: rank " << rank << ": fatal: " << e.what() << std::endl;
+      print_line("miniapp: rank " + std::to_string(rank) + ": fatal: " + e.what());
       MPI_Abort(MPI_COMM_WORLD, 3);
     }
-    if (rank == 0) std::cerr << "miniapp: error: " << e.what() << std::endl;
+    if (rank == 0) print_line(std::string("miniapp: error: ") + e.what());
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Abort(MPI_COMM_WORLD, 3);
   } catch (const std::bad_alloc& e) {
     // Out of memory on this rank (maybe on this rank alone): the others may wait in MPI.
-    std::cerr << "miniapp: rank " << rank << ": fatal: out of memory (std::bad_alloc: " << e.what()
-              << ")" << std::endl;
+    print_line("miniapp: rank " + std::to_string(rank) +
+               ": fatal: out of memory (std::bad_alloc: " + e.what() + ")");
     MPI_Abort(MPI_COMM_WORLD, 1);
   } catch (const std::exception& e) {
     // Possibly seen by this rank alone: the others may be waiting in MPI, so abort them.
-    std::cerr << "miniapp: rank " << rank << ": fatal: " << e.what() << std::endl;
+    print_line("miniapp: rank " + std::to_string(rank) + ": fatal: " + e.what());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   if (Kokkos::is_initialized()) Kokkos::finalize();
