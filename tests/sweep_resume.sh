@@ -8,7 +8,7 @@ source "$(dirname "$0")/checkpoint_lib.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 cat > "$WORK/input.toml" << 'TOML'
 grid = [48, 40, 32]
-steps = 8000
+steps = 4000
 init = "random"
 TOML
 ref=$(digest 2 --config "$WORK/input.toml")
@@ -20,7 +20,7 @@ log=$MINIAPP_RESULTS/single-N1-n2-t1.log
 "$root/scripts/sweep.sh" single > "$WORK/sweep1.out" 2>&1 &
 sweep=$!
 # Signal once miniapp's loop runs (however long the launch took): it stops at a round, with a
-# checkpoint, long before the 8000 steps are done.
+# checkpoint, long before the 4000 steps are done.
 wait_for_line "$log" '^time loop: step 0 to' "$sweep"
 kill -USR1 "$sweep"
 rc=0
