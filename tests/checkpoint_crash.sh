@@ -53,7 +53,7 @@ for ((i = 1; i <= KILLS; ++i)); do
   sleep "$delay"
   # SIGKILL the ranks, as a node failure would; mpiexec notices and exits by itself (cleaning
   # its session files), or is killed after 20 s.
-  ranks=($(rank_pids "$launcher"))
+  mapfile -t ranks < <(rank_pids "$launcher")
   [ "${#ranks[@]}" = 2 ] || { cat "$log"; fail "run $i: expected 2 rank processes, found ${#ranks[@]}"; }
   kill -9 "${ranks[@]}" 2> /dev/null || true
   for ((t = 0; t < 200; ++t)); do kill -0 "$launcher" 2> /dev/null || break; sleep 0.1; done

@@ -56,7 +56,7 @@ until compgen -G "$dir/checkpoint_*.h5" > /dev/null; do
   ((SECONDS < deadline)) || { cat "$WORK/kill.log"; fail "no checkpoint after 300 s"; }
   sleep 0.01
 done
-ranks=($(rank_pids "$launcher"))
+mapfile -t ranks < <(rank_pids "$launcher")
 [ "${#ranks[@]}" = "$NP" ] || fail "expected $NP rank processes, found ${#ranks[@]}"
 kill -KILL "${ranks[1]}"
 start=$(date +%s)

@@ -40,7 +40,7 @@ launch() {
 # send KIND: the stop signal of this case (sets what).
 send() {
   local ranks
-  ranks=($(rank_pids "$launcher"))
+  mapfile -t ranks < <(rank_pids "$launcher")
   [ "${#ranks[@]}" = "$NP" ] || { cat "$log"; fail "$1: expected $NP rank processes, found ${#ranks[@]}"; }
   if [ "$1" = term-one ]; then
     victim=${ranks[$((RANDOM % NP))]}
