@@ -30,9 +30,10 @@ std::int64_t next_multiple(std::int64_t step, std::int64_t every) {
   return every > 0 ? (step / every + 1) * every : kNever;
 }
 
-/// The command line that continues an interrupted run: the same arguments with any --restart
-/// replaced by `--restart latest` (looked up in the same --checkpoint-dir), shell-quoted.
-std::string continue_command(const std::vector<std::string>& args) {
+/// The command line that continues an interrupted run, shell-quoted: after a checkpoint was
+/// written, the same arguments with any --restart replaced by `--restart latest` (looked up in
+/// the same --checkpoint-dir); when the run stopped before its first step, the same arguments.
+std::string continue_command(const std::vector<std::string>& args, bool from_latest) {
   const auto quote = [](const std::string& a) {
     if (!a.empty() && a.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                                           "0123456789_-+=./:,@%") == std::string::npos)
@@ -43,6 +44,10 @@ std::string continue_command(const std::vector<std::string>& args) {
   };
   std::string cmd;
   for (std::size_t i = 0; i < args.size(); ++i) {
+    if (!from_latest) {
+      cmd += (cmd.empty() ? "" : " ") + quote(args[i]);
+      continue;
+    }
     if (args[i] == "--restart") {
       ++i;  // and its value
       continue;
@@ -50,7 +55,7 @@ std::string continue_command(const std::vector<std::string>& args) {
     if (args[i].rfind("--restart=", 0) == 0) continue;
     cmd += (cmd.empty() ? "" : " ") + quote(args[i]);
   }
-  return cmd + " --restart latest";
+  return from_latest ? cmd + " --restart latest" : cmd;
 }
 
 /// --verify: the final field against the exact discrete evolution of the sine mode.
@@ -102,6 +107,16 @@ LoopOutcome run_time_loop(TimeStepper& stepper, const Config& config, std::int64
     services.checkpoints.set_spectrum(
         {step, e.energy, double(step) * problem.dt, e.k, e.k_units()});
   };
+  // The vote started before the loop covers signals received during start-up: no step has
+  // run since the start (or the restart's checkpoint), so there is nothing new to save.
+  if (services.stop_vote.poll()) {
+    out.interruption = {services.stop_vote.signal(), step, "", ""};
+    return out;
+  }
+  if (decomp.rank() == 0) {  // a signal from now on stops the run at a round, with a checkpoint
+    std::printf("time loop: step %lld to %lld\n", (long long)step, (long long)config.steps);
+    std::fflush(stdout);
+  }
   if (every_spectrum > 0 && step % every_spectrum == 0) record_spectrum();
 
   while (step < config.steps) {
@@ -214,8 +229,20 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
                                    {checkpoints, spectral.get(), stop_vote, progress, fault});
 
   Interruption& stopped = loop.interruption;
-  if (stopped.signal != 0) {
-    stopped.continue_with = continue_command(args);
+  const bool stopped_at_start = stopped.signal != 0 && stopped.checkpoint.empty();
+  if (stopped_at_start) {
+    stopped.continue_with = continue_command(args, false);
+    if (rank == 0) {
+      std::printf(
+          "miniapp: %s received during start-up: stopped before the first step (step %lld of "
+          "%lld); no checkpoint written\n"
+          "miniapp: to continue, launch the same command again (mpiexec/srun ...):\n  %s\n",
+          signal_name(stopped.signal).c_str(), (long long)stopped.step, (long long)config.steps,
+          stopped.continue_with.c_str());
+      std::fflush(stdout);
+    }
+  } else if (stopped.signal != 0) {
+    stopped.continue_with = continue_command(args, true);
     if (rank == 0) {
       std::printf(
           "miniapp: %s received: stopped at step %lld of %lld; checkpoint %s%s\n"
@@ -250,9 +277,13 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
   }
   const Validation validation =
       complete ? judge(std::move(checks))
-               : interrupted("stopped by " + signal_name(stopped.signal) + " at step " +
-                             std::to_string(stopped.step) + " of " + std::to_string(config.steps) +
-                             "; partial run, not validated; continue with --restart latest");
+               : interrupted(
+                     "stopped by " + signal_name(stopped.signal) +
+                     (stopped_at_start ? " before the first step (step " : " at step ") +
+                     std::to_string(stopped.step) + " of " + std::to_string(config.steps) +
+                     (stopped_at_start
+                          ? "); nothing run, not validated; launch the same command again"
+                          : "; partial run, not validated; continue with --restart latest"));
 
   const std::string restart_path = restart ? restart->path : "";
   const RunReport report =

@@ -38,7 +38,8 @@ namespace miniapp {
 struct Interruption {
   int signal = 0;             ///< the agreed signal; 0: the run was not interrupted
   std::int64_t step = 0;      ///< the step reached (and held by the checkpoint)
-  std::string checkpoint;     ///< the checkpoint written at that step
+  std::string checkpoint;     ///< the checkpoint written at that step; "" when none was
+                              ///< (stopped before the first step)
   std::string continue_with;  ///< the command line that continues the run
 };
 

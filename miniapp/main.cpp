@@ -68,9 +68,19 @@ int dispatch(int argc, char** argv, MPI_Comm comm, int rank) {
   return run_diffusion(*parsed.config, std::vector<std::string>(argv, argv + argc), comm);
 }
 
+/// Print `line` and a newline to stderr in one write: a message printed just before MPI_Abort
+/// reaches the launcher as one piece, and its abort banner cannot land inside the line.
+void print_line(const std::string& line) {
+  const std::string text = line + "\n";
+  std::cerr.write(text.data(), std::streamsize(text.size())).flush();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // First of all: MPI and Kokkos start-up can take seconds, and a stop signal meanwhile must
+  // be recorded (the run then stops before its first step), not end the process.
+  miniapp::install_stop_handlers();
   prefer_romio();  // before MPI_Init: see mpi_utils.hpp
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
@@ -91,7 +101,8 @@ int main(int argc, char** argv) {
   }
   if (!only_text) Kokkos::initialize(argc, argv);  // removes its --kokkos-* arguments
   try {
-    miniapp::install_stop_handlers();  // SIGTERM/SIGUSR1 stop the run at the next round
+    // Again, in case MPI or Kokkos installed their own; a signal recorded so far is kept.
+    miniapp::install_stop_handlers();
     status = dispatch(argc, argv, MPI_COMM_WORLD, rank);
   } catch (const miniapp::ConfigError& e) {
     // Every rank validated the same input and threw the same error: one message, exit 2.
@@ -102,20 +113,20 @@ int main(int argc, char** argv) {
     // shut down cleanly after a failed collective write). The previous checkpoint is intact.
     // Not agreed: this rank failed and the others are stuck in a collective call: abort now.
     if (!e.agreed()) {
-      std::cerr << "miniapp: rank " << rank << ": fatal: " << e.what() << std::endl;
+      print_line("miniapp: rank " + std::to_string(rank) + ": fatal: " + e.what());
       MPI_Abort(MPI_COMM_WORLD, 3);
     }
-    if (rank == 0) std::cerr << "miniapp: error: " << e.what() << std::endl;
+    if (rank == 0) print_line(std::string("miniapp: error: ") + e.what());
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Abort(MPI_COMM_WORLD, 3);
   } catch (const std::bad_alloc& e) {
     // Out of memory on this rank (maybe on this rank alone): the others may wait in MPI.
-    std::cerr << "miniapp: rank " << rank << ": fatal: out of memory (std::bad_alloc: " << e.what()
-              << ")" << std::endl;
+    print_line("miniapp: rank " + std::to_string(rank) +
+               ": fatal: out of memory (std::bad_alloc: " + e.what() + ")");
     MPI_Abort(MPI_COMM_WORLD, 1);
   } catch (const std::exception& e) {
     // Possibly seen by this rank alone: the others may be waiting in MPI, so abort them.
-    std::cerr << "miniapp: rank " << rank << ": fatal: " << e.what() << std::endl;
+    print_line("miniapp: rank " + std::to_string(rank) + ": fatal: " + e.what());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   if (Kokkos::is_initialized()) Kokkos::finalize();

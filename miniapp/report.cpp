@@ -158,9 +158,12 @@ void print_report(std::ostream& os, const RunReport& r) {
   else
     os << " and halo buffers\n";
   const Interruption& stop = r.interruption;
-  if (stop.signal != 0)
-    os << "  interrupted   by " << signal_name(stop.signal) << " at step " << stop.step << " of "
-       << c.steps << "; checkpoint " << stop.checkpoint << "\n"
+  if (stop.signal != 0)  // no checkpoint: stopped before the first step
+    os << "  interrupted   by " << signal_name(stop.signal)
+       << (stop.checkpoint.empty() ? " before the first step (step " : " at step ") << stop.step
+       << " of " << c.steps
+       << (stop.checkpoint.empty() ? "); no checkpoint written" : "; checkpoint " + stop.checkpoint)
+       << "\n"
        << "  continue with " << stop.continue_with << "\n";
   if (r.verification.requested) {
     os << "  verification  max |u - exact| = " << fmt(r.verification.max_error, "%.3e")

@@ -10,6 +10,11 @@
 // is nonblocking and started one round ahead, so its latency hides behind a round of stencil
 // work; a signal seen by one rank stops every rank within two rounds. Then the driver writes a
 // checkpoint, says how to continue, and exits 0 with the run marked INTERRUPTED.
+//
+// The handlers are installed first thing in main, before MPI and Kokkos start (which takes
+// seconds on a slow node), so a signal during start-up is recorded too; the driver completes
+// the first vote before the first round, and when it already says stop, the run ends there
+// without a checkpoint (no step ran: there is nothing new to save).
 #pragma once
 
 #include <mpi.h>
@@ -18,8 +23,9 @@
 
 namespace miniapp {
 
-/// Install the SIGTERM and SIGUSR1 handlers (they only record the signal number). Call once,
-/// after MPI_Init (so they replace any the MPI library installed). Not collective.
+/// Install the SIGTERM and SIGUSR1 handlers (they only record the signal number): first thing
+/// in main, and again after MPI and Kokkos are initialised in case either replaced them (a
+/// signal recorded in between is kept). Not collective.
 void install_stop_handlers();
 
 /// The stop signal this rank has received so far, 0 when none. Not collective.

@@ -48,12 +48,15 @@ dir=$WORK/kill
 "${MPIEXEC[@]}" -n "$NP" "$MINIAPP" "${Q[@]}" --checkpoint-every 500 --checkpoint-dir "$dir" \
   > "$WORK/kill.log" 2>&1 &
 launcher=$!
-for ((t = 0; t < 1000; ++t)); do
-  compgen -G "$dir/checkpoint_*.h5" > /dev/null && break
+LAUNCHERS+=("$launcher")
+# Kill once the first checkpoint exists (however long the launch took; 300 s means a hang).
+deadline=$((SECONDS + 300))
+until compgen -G "$dir/checkpoint_*.h5" > /dev/null; do
   kill -0 "$launcher" 2> /dev/null || { cat "$WORK/kill.log"; fail "the run ended before its first checkpoint"; }
+  ((SECONDS < deadline)) || { cat "$WORK/kill.log"; fail "no checkpoint after 300 s"; }
   sleep 0.01
 done
-ranks=($(pgrep -P "$launcher" || true))
+mapfile -t ranks < <(rank_pids "$launcher")
 [ "${#ranks[@]}" = "$NP" ] || fail "expected $NP rank processes, found ${#ranks[@]}"
 kill -KILL "${ranks[1]}"
 start=$(date +%s)

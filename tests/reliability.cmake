@@ -1,7 +1,9 @@
 # Runtime reliability: stop signals, fault injection, soak. Script tests (helpers from
 # tests/CMakeLists.txt); labels scripts;reliability, the soak also soak.
-# Stop signals: SIGTERM to one rank, SIGUSR1 via mpiexec, at random moments; restart equivalence.
-miniapp_add_script_test(NAME reliability.stop_signal SCRIPT stop_signal.sh TIMEOUT 180
+# Stop signals: SIGTERM to one rank, SIGUSR1 via mpiexec, at random moments of the loop (restart
+# equivalence) and during start-up (stop before the first step). The timeouts only catch hangs:
+# about 15 launches, each of which may start seconds late on a slow node.
+miniapp_add_script_test(NAME reliability.stop_signal SCRIPT stop_signal.sh TIMEOUT 420
                         LABELS reliability)
 # Faults on one rank (MINIAPP_FAULT alloc, throw, io; SIGKILL) end the job, never hang.
 miniapp_add_script_test(NAME reliability.fault_injection SCRIPT fault_injection.sh TIMEOUT 180
@@ -17,5 +19,5 @@ foreach(bad "rank:1,step:5" "rank:1,step:5,kind:disk" "rank:x,step:5,kind:io"
   set_property(TEST cli.bad_fault_${id} APPEND PROPERTY ENVIRONMENT "MINIAPP_FAULT=${bad}")
 endforeach()
 # The batch-job recipe: SIGUSR1 to scripts/sweep.sh, then the same sweep again continues.
-miniapp_add_script_test(NAME reliability.sweep_resume SCRIPT sweep_resume.sh TIMEOUT 120
+miniapp_add_script_test(NAME reliability.sweep_resume SCRIPT sweep_resume.sh TIMEOUT 300
                         LABELS reliability)
