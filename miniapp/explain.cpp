@@ -168,8 +168,9 @@ void deep_halo(std::ostream& os, const Config& c, const Neighborhood& nb, const 
 }
 
 void spectral(std::ostream& os, const Config& c, const Index3& dims, const Index3& me) {
-  const std::vector<PencilLayout> layouts = TransposePlan::chain(c.grid, dims, me);
-  os << "  spectral     3D FFT over " << layouts.size() << " layout(s), transposes "
+  const std::vector<PencilLayout> layouts = TransposePlan::chain(c.grid, dims, me, c.fft);
+  os << "  spectral     " << to_string(c.fft) << " 3D FFT over " << layouts.size()
+     << " layout(s), transposes "
      << to_string(c.transpose) << " ("
      << (c.transpose == TransposeKind::ZeroCopy ? "MPI_Alltoallw with subarray types"
                                                 : "pack + MPI_Alltoallv + unpack")
@@ -178,8 +179,9 @@ void spectral(std::ostream& os, const Config& c, const Index3& dims, const Index
     const PencilLayout& l = layouts[s];
     std::string fft;
     for (int d : l.fft_dims) fft += axis_name(d);
-    os << "      " << l.name << ": " << extents(l.box)
-       << (fft.empty() ? "" : ", 1D FFTs along " + fft) << "\n";
+    os << "      " << l.name << ": " << extents(l.box) << (l.real ? " real" : " complex")
+       << (fft.empty() ? "" : ", 1D FFTs along " + fft)
+       << (l.real_to_complex ? " (r2c: " + extents(l.out) + " complex out)" : "") << "\n";
     if (l.next_dim < 0) continue;
     const int d = l.next_dim;
     os << "        -> all-to-all along " << axis_name(d) << " among " << dims[d]
@@ -187,7 +189,8 @@ void spectral(std::ostream& os, const Config& c, const Index3& dims, const Index
     for (int t = 0; t < dims[d]; ++t) {
       Index3 peer = me;
       peer[d] = t;
-      const Box block = l.box.intersect(TransposePlan::chain(c.grid, dims, peer)[s + 1].box);
+      const Box block =
+          l.out.intersect(TransposePlan::chain(c.grid, dims, peer, c.fft)[s + 1].box);
       os << (t ? ", " : " ") << (t == me[d] ? "(kept) " : "") << extents(block);
     }
     os << "\n";

@@ -72,7 +72,7 @@ end=$(($(newest) + 5))
 ref=$(digest 2 "${P[@]}" --steps "$end")
 out=$(miniapp 2 "${P[@]}" --steps "$end" --checkpoint-dir "$dir" --restart latest 2>&1) ||
   { printf '%s\n' "$out"; fail "the final restart failed"; }
-grep -q "^  restart       from $dir/checkpoint_$(printf '%010d' $((end - 5))).h5 at step $((end - 5))\$" <<< "$out" ||
+grep -q "^  restart       from $dir/checkpoint_$(printf '%010d' $((end - 5))).h5 at step $((end - 5)): " <<< "$out" ||
   { printf '%s\n' "$out"; fail "the final restart did not start from the newest complete checkpoint (step $((end - 5)))"; }
 got=$(sed -n 's/^digest //p' <<< "$out")
 [ "$got" = "$ref" ] || fail "after $KILLS kills and restarts: digest $got at step $end, uninterrupted $ref"
