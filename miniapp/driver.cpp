@@ -276,14 +276,14 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
         tolerance_check("spectral", spectral_check->max_error, spectral_check->tolerance));
   }
   const Validation validation =
-      complete ? judge(std::move(checks))
-               : interrupted(
-                     "stopped by " + signal_name(stopped.signal) +
-                     (stopped_at_start ? " before the first step (step " : " at step ") +
-                     std::to_string(stopped.step) + " of " + std::to_string(config.steps) +
-                     (stopped_at_start
-                          ? "); nothing run, not validated; launch the same command again"
-                          : "; partial run, not validated; continue with --restart latest"));
+      complete
+          ? judge(std::move(checks))
+          : interrupted("stopped by " + signal_name(stopped.signal) +
+                        (stopped_at_start ? " before the first step (step " : " at step ") +
+                        std::to_string(stopped.step) + " of " + std::to_string(config.steps) +
+                        (stopped_at_start
+                             ? "); nothing run, not validated; launch the same command again"
+                             : "; partial run, not validated; continue with --restart latest"));
 
   const std::string restart_path = restart ? restart->path : "";
   const RunReport report =

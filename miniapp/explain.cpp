@@ -170,8 +170,7 @@ void deep_halo(std::ostream& os, const Config& c, const Neighborhood& nb, const 
 void spectral(std::ostream& os, const Config& c, const Index3& dims, const Index3& me) {
   const std::vector<PencilLayout> layouts = TransposePlan::chain(c.grid, dims, me, c.fft);
   os << "  spectral     " << to_string(c.fft) << " 3D FFT over " << layouts.size()
-     << " layout(s), transposes "
-     << to_string(c.transpose) << " ("
+     << " layout(s), transposes " << to_string(c.transpose) << " ("
      << (c.transpose == TransposeKind::ZeroCopy ? "MPI_Alltoallw with subarray types"
                                                 : "pack + MPI_Alltoallv + unpack")
      << "):\n";
@@ -189,8 +188,7 @@ void spectral(std::ostream& os, const Config& c, const Index3& dims, const Index
     for (int t = 0; t < dims[d]; ++t) {
       Index3 peer = me;
       peer[d] = t;
-      const Box block =
-          l.out.intersect(TransposePlan::chain(c.grid, dims, peer, c.fft)[s + 1].box);
+      const Box block = l.out.intersect(TransposePlan::chain(c.grid, dims, peer, c.fft)[s + 1].box);
       os << (t ? ", " : " ") << (t == me[d] ? "(kept) " : "") << extents(block);
     }
     os << "\n";

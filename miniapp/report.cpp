@@ -260,6 +260,10 @@ std::string report_json(const RunReport& r) {
                  {"checkpoint_cb_nodes", c.checkpoint_cb_nodes},
                  {"checkpoint_cb_buffer", c.checkpoint_cb_buffer},
                  {"checkpoint_cb_write", c.checkpoint_cb_write},
+                 {"explain", c.explain},
+                 {"explain_only", c.explain_only},
+                 {"explain_ranks", c.explain_ranks},
+                 {"explain_rank", c.explain_rank},
                  {"restart", r.restart_path.empty()
                                  ? json(nullptr)
                                  : json{{"path", r.restart_path}, {"from_step", r.first_step}}}};

@@ -375,9 +375,13 @@ miniapp_add_cli_test(NAME explain_then_run EXIT 0
                      REGEX "26 messages, 13824 B \\(13.5 KiB\\) per exchange; per step 13 messages, 6912 B.*redundant work.*6912/6912/6912 B per step.*RESULT NOT VALIDATED"
                      ARGS --grid 16 12 10 --halo-width 2 --steps 4 --explain --stencil 27
                           --halo neighbors26)
+# The r2c chain (the default): real cells up to the x transform, the NX/2+1 = 7 half grid after.
 miniapp_add_cli_test(NAME explain_spectral RANKS 1 EXIT 0
-                     REGEX "blocks = z-pencils: 6 x 5 x 9, 1D FFTs along z\n        -> all-to-all along x among 2 ranks.*blocks sent: \\(kept\\) 6 x 5 x 5, 6 x 5 x 4"
+                     REGEX "x-pencils: 12 x 3 x 9 real, 1D FFTs along x \\(r2c: 7 x 3 x 9 complex out\\)\n        -> all-to-all along x among 2 ranks.*blocks sent: \\(kept\\) 4 x 3 x 9, 3 x 3 x 9"
                      ARGS --grid 12 10 9 --spectral-check --explain-only --explain-ranks 4)
+miniapp_add_cli_test(NAME explain_spectral_c2c RANKS 1 EXIT 0
+                     REGEX "blocks = z-pencils: 6 x 5 x 9 complex, 1D FFTs along z\n        -> all-to-all along x among 2 ranks.*blocks sent: \\(kept\\) 6 x 5 x 5, 6 x 5 x 4"
+                     ARGS --grid 12 10 9 --spectral-check --fft c2c --explain-only --explain-ranks 4)
 miniapp_add_cli_test(NAME bad_explain_ranks EXIT 2 ONCE
                      REGEX "--explain-ranks explains a run on another number of ranks: it needs --explain-only"
                      ARGS --explain-ranks 4)

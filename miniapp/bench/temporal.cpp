@@ -122,10 +122,11 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
     });
     const double plain = cells * nranks * h / t_plain;
     if (rank == 0) {
-      std::printf("\n  H=%d  copy %.2f GB/s ordinary, %.2f GB/s streaming -> bound %.4e cell "
-                  "upd/s; plain %d sweep(s) %.4e (%.3f of bound)\n",
-                  h, copy.ordinary * nranks / 1e9, copy.streaming * nranks / 1e9, bound, h, plain,
-                  plain / bound);
+      std::printf(
+          "\n  H=%d  copy %.2f GB/s ordinary, %.2f GB/s streaming -> bound %.4e cell "
+          "upd/s; plain %d sweep(s) %.4e (%.3f of bound)\n",
+          h, copy.ordinary * nranks / 1e9, copy.streaming * nranks / 1e9, bound, h, plain,
+          plain / bound);
       std::printf("    %-14s %10s %11s %12s %14s %9s %9s\n", "tile", "scratch", "redundant",
                   "ms/round", "cell upd/s", "/bound", "/plain");
     }
@@ -145,8 +146,9 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
     }
   }
   if (rank == 0)
-    std::printf("\n  target: blocked rate >= 1.1 x bound at its best H (effective: owned cells x H "
-                "per round time)\n");
+    std::printf(
+        "\n  target: blocked rate >= 1.1 x bound at its best H (effective: owned cells x H "
+        "per round time)\n");
   return 0;
 }
 
