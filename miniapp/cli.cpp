@@ -80,6 +80,16 @@ CLI::Validator fits_64_bits(bool is_unsigned) {
 
 }  // namespace
 
+int print_parse_outcome(const ParseOutcome& parsed, int rank) {
+  if (rank == 0) {
+    if (parsed.exit_code == 0)
+      std::cout << parsed.message;
+    else
+      std::cerr << "miniapp: error: " << parsed.message << "\n";
+  }
+  return parsed.exit_code;
+}
+
 ParseOutcome parse_command_line(int argc, char** argv) {
   Config c;
   CLI::App app{

@@ -21,4 +21,8 @@ struct ParseOutcome {
 /// every rank parses the same arguments and so reaches the same verdict.
 ParseOutcome parse_command_line(int argc, char** argv);
 
+/// When parsing gave no Config: print its text from rank 0 (help on stdout, the error on
+/// stderr) and return its exit status. Not collective.
+int print_parse_outcome(const ParseOutcome& parsed, int rank);
+
 }  // namespace miniapp

@@ -56,15 +56,7 @@ int dispatch(int argc, char** argv, MPI_Comm comm, int rank) {
   }
 
   const ParseOutcome parsed = parse_command_line(argc, argv);
-  if (!parsed.config) {
-    if (rank == 0) {
-      if (parsed.exit_code == 0)
-        std::cout << parsed.message;
-      else
-        std::cerr << "miniapp: error: " << parsed.message << "\n";
-    }
-    return parsed.exit_code;
-  }
+  if (!parsed.config) return print_parse_outcome(parsed, rank);
   return run_diffusion(*parsed.config, std::vector<std::string>(argv, argv + argc), comm);
 }
 

@@ -172,15 +172,7 @@ int tune(int argc, char** argv, MPI_Comm comm) {
   std::vector<char*> run_argv{argv[0]};
   for (std::string& a : rest) run_argv.push_back(a.data());
   const ParseOutcome parsed = parse_command_line(int(run_argv.size()), run_argv.data());
-  if (!parsed.config) {
-    if (rank == 0) {
-      if (parsed.exit_code == 0)
-        std::cout << parsed.message;
-      else
-        std::cerr << "miniapp: error: " << parsed.message << "\n";
-    }
-    return parsed.exit_code;
-  }
+  if (!parsed.config) return print_parse_outcome(parsed, rank);
   const Config base = *parsed.config;
   if (!base.restart.empty()) throw ConfigError("miniapp tune: --restart does not apply");
   preflight(base, comm);
