@@ -99,8 +99,10 @@ void print_report(std::ostream& os, const RunReport& r) {
   os << "miniapp " << kVersion << ": " << (c.two_d() ? "2D" : "3D") << " diffusion, " << c.stencil
      << "-point stencil\n";
   os << "  grid          " << joined(c.grid, " x ") << " cells, bc x=" << to_string(c.bc[0])
-     << " y=" << to_string(c.bc[1]) << " z=" << to_string(c.bc[2]) << " (dirichlet value "
-     << fmt(c.bc_value) << ")\n";
+     << " y=" << to_string(c.bc[1]) << " z=" << to_string(c.bc[2]);
+  if (std::count(c.bc.begin(), c.bc.end(), Boundary::Dirichlet) > 0)
+    os << " (dirichlet value " << fmt(c.bc_value) << ")";
+  os << "\n";
   os << "  ranks         " << r.nranks << " = " << joined(r.dims, " x ")
      << (r.dims_chosen ? " (chosen: smallest halo surface)" : " (as given)") << ", " << r.threads
      << " thread(s) per rank\n";

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Strong-scaling model: predict miniapp's time per step on machines larger than the one it
 runs on, from what one node measures and what the network is known to do.
 

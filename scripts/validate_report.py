@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Check miniapp JSON reports against scripts/report.schema.json.
 
     scripts/validate_report.py REPORT.json... [--schema FILE] [--expect-verdict VALID]
@@ -10,10 +10,15 @@ run), 1 otherwise, printing each problem with its JSON path. Needs python3-jsons
 """
 import argparse
 import json
+import os
 import pathlib
 import sys
 
-import jsonschema
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from miniapp_python import ensure  # noqa: E402
+
+ensure("jsonschema")
+import jsonschema  # noqa: E402
 
 HERE = pathlib.Path(__file__).resolve().parent
 

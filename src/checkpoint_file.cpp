@@ -290,7 +290,7 @@ std::string xdmf_time_series(const std::vector<TimeSeriesEntry>& entries) {
   std::string grids;
   for (const TimeSeriesEntry& e : entries) grids += grid_xml(e.meta, e.h5_name, "   ");
   return "<?xml version=\"1.0\" ?>\n<!-- miniapp checkpoints as a time series: one grid per kept "
-         "checkpoint, at its time.\n     ParaView: open with the reader \"XDMF Reader (T)\" "
+         "checkpoint, at its time.\n     ParaView: open with the reader \"Xdmf3 Reader\" "
          "(Xdmf3ReaderT), which reads a\n     temporal collection as time steps. -->\n"
          "<Xdmf Version=\"3.0\">\n <Domain>\n  <Grid Name=\"miniapp\" GridType=\"Collection\" "
          "CollectionType=\"Temporal\">\n" +
