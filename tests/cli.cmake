@@ -234,6 +234,20 @@ miniapp_add_cli_test(NAME design_note_2d_4x4_deep RANKS 16 EXIT 0 TIMEOUT 120 RE
 miniapp_add_cli_test(NAME bench_halo_smoke RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
                      REGEX "neighbor-coll +subarray +2 +on"
                      ARGS bench halo --n 8 --widths 1 2 --steps 2 --warmup 0 --reps 1)
+# bench step: every halo mode x H x blocking x overlap on the production stepper reaches the
+# baseline's digest (2 ranks: 32 candidates), and each row gives a rate and its fraction of the
+# copy bound measured in the same run.
+miniapp_add_cli_test(NAME bench_step_digests RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
+                     REGEX "^  digests agree: all 32 candidates reach the baseline's [0-9a-f]{16} after 8 steps$"
+                     ARGS bench step --n 16 --steps 4 --warmup 4 --reps 1)
+miniapp_add_cli_test(NAME bench_step_row RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
+                     REGEX "^  faces H=1 overlap( +[0-9]+\\.[0-9]{3}){9} +[0-9.]+e[+-][0-9]+ +[0-9]+\\.[0-9]{3} same$"
+                     ARGS bench step --n 16 --steps 2 --warmup 2 --reps 2 --modes faces --widths 1)
+set_tests_properties(cli.bench_step_digests cli.bench_step_row PROPERTIES
+                     FAIL_REGULAR_EXPRESSION "DIFFERS|MISMATCH")
+miniapp_add_cli_test(NAME bad_bench_step_steps RANKS 1 EXIT 2 ONCE
+                     REGEX "--steps 6 and --warmup 4 must be multiples of every --widths value \\(got 4\\)"
+                     ARGS bench step --n 16 --steps 6)
 miniapp_add_cli_test(NAME verify_27_point RANKS 2 EXIT 0 REGEX "VERIFICATION PASSED"
                      ARGS --grid 16 12 8 --init sine --sine-mode 1 2 1 --stencil 27 --dt 0.3
                           --steps 20 --verify --halo neighbor-coll --halo-width 2)
