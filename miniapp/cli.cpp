@@ -249,6 +249,11 @@ ParseOutcome parse_command_line(int argc, char** argv) {
       ->group(kReport);
   app.add_option("--report", c.report_path, "write the report as JSON to this file")
       ->group(kReport);
+  app.add_flag("--roofline", c.roofline,
+               "measure the memory bound (STREAM copy, ordinary and streaming stores, about "
+               "0.5 s, every rank at once) before the run; the report gives the run's fraction "
+               "of it")
+      ->group(kReport);
   app.add_option("--label", c.label, "free text recorded in the report (e.g. weak, strong)")
       ->group(kReport);
   app.add_option("--progress", c.progress,

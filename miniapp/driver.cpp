@@ -16,6 +16,7 @@
 #include "preflight.hpp"
 #include "report.hpp"
 #include "restart.hpp"
+#include "stream_copy.hpp"
 #include "timer.hpp"
 #include "verdict.hpp"
 
@@ -73,6 +74,34 @@ Verification verify(const Config& config, const TimeStepper& stepper) {
   v.tolerance = 4e-15 * double(config.steps + 1);
   v.passed = v.max_error <= v.tolerance;
   return v;
+}
+
+/// --roofline: the STREAM copy on every rank at once, ordinary and streaming stores interleaved
+/// for about half a second (plus the arrays' first touch). Each rank copies as many doubles as
+/// it owns cells, but at least twice the last-level cache in its two arrays (so the copy runs
+/// from memory even for a small run) and at most 2^25 (512 MiB for both arrays). Collective.
+Roofline measure_roofline(const Config& config, MPI_Comm comm) {
+  int nranks = 1;
+  MPI_Comm_size(comm, &nranks);
+  const double start = MPI_Wtime();
+  const double cells = double(config.grid[0]) * config.grid[1] * config.grid[2] / nranks;
+  const double floor = 2.0 * double(last_level_cache_bytes()) / 16.0;
+  Roofline r;
+  r.elements = std::int64_t(std::min(std::max(cells, floor), double(std::int64_t(1) << 25)));
+  const StreamCopy copy(r.elements);
+  const auto slowest = [&](double seconds) {
+    mpi_check(MPI_Barrier(comm), "MPI_Barrier (roofline)");
+    return reduce_stat(seconds, comm).max;
+  };
+  // One copy of each kind sizes the measurement; every rank gets the same count.
+  const double probe = slowest(copy.run(StoreKind::Ordinary) + copy.run(StoreKind::Streaming));
+  const int reps = std::clamp(int(0.5 / std::max(probe, 1e-9)), 3, 1000);
+  r.copy = copy.measure(reps, slowest);
+  r.copy.ordinary *= nranks;
+  r.copy.streaming *= nranks;
+  r.nodes = count_nodes(comm);
+  r.seconds = MPI_Wtime() - start;
+  return r;
 }
 
 }  // namespace
@@ -208,6 +237,20 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
     std::cout.flush();
   }
 
+  // The yardstick before the fields exist: it needs their memory for a moment, not on top.
+  std::optional<Roofline> roofline;
+  if (config.roofline) {
+    roofline = measure_roofline(config, comm);
+    if (rank == 0) {
+      std::printf(
+          "roofline: copy %.2f GB/s ordinary, %.2f GB/s streaming (all ranks, %lld doubles per "
+          "rank, %.2f s) -> bound %.4e cell upd/s\n",
+          roofline->copy.ordinary / 1e9, roofline->copy.streaming / 1e9,
+          (long long)roofline->elements, roofline->seconds, roofline->bound());
+      std::fflush(stdout);
+    }
+  }
+
   TimeStepper stepper(config.problem(), config.halo(), config.blocking(),
                       resolve_rank_grid(config, nranks), comm);
   if (restart) load_restart(*restart, stepper);
@@ -288,7 +331,7 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
   const std::string restart_path = restart ? restart->path : "";
   const RunReport report =
       make_report({config, stepper, loop, summary, verification, spectral_check, validation,
-                   checkpoints.stats(), restart_path, memory, bindings, warnings});
+                   checkpoints.stats(), restart_path, memory, bindings, warnings, roofline});
   if (rank == 0) {
     print_report(std::cout, report);
     std::cout.flush();

@@ -59,6 +59,7 @@ struct Config {
   double progress = -1;       ///< seconds between progress lines (0 off, <0 auto)
   std::string label;          ///< free text recorded in the report
   std::string command_line;   ///< the arguments as given, for the record
+  bool roofline = false;      ///< measure the copy bound before the run, report the fraction
 
   // The explain view (explain.hpp)
   bool explain = false;       ///< print the plans before the run

@@ -90,6 +90,7 @@ RunReport make_report(const RunPieces& p) {
   r.restart_path = p.restart_path;
   r.interruption = p.loop.interruption;
   r.memory_estimate = p.memory;
+  r.roofline = p.roofline;
   return r;
 }
 
@@ -136,6 +137,14 @@ void print_report(std::ostream& os, const RunReport& r) {
   row("loop", r.loop);
   os << "  throughput    " << fmt(r.cell_updates_per_second, "%.4e")
      << " cell updates/s (global cells x steps / slowest rank's loop time)\n";
+  if (const std::optional<Roofline>& rl = r.roofline)
+    os << "  roofline      bound " << fmt(rl->bound(), "%.4e") << " cell upd/s (copy ordinary "
+       << fmt(rl->copy.ordinary / rl->nodes / 1e9, "%.2f") << " GB/s, streaming "
+       << fmt(rl->copy.streaming / rl->nodes / 1e9, "%.2f") << " GB/s per node, " << rl->nodes
+       << " node(s); the better / 16 B per cell update), this run "
+       << fmt(r.fom.cell_updates_per_second, "%.4e") << " = "
+       << fmt(rl->bound() > 0 ? r.fom.cell_updates_per_second / rl->bound() : 0.0, "%.3f")
+       << " of the bound\n";
   os << "  field         sum " << fmt(r.summary.sum, "%.17g") << "  l2 "
      << fmt(r.summary.l2, "%.17g") << "  min " << fmt(r.summary.min, "%.6g") << "  max "
      << fmt(r.summary.max, "%.6g") << "\n";
@@ -238,6 +247,7 @@ std::string report_json(const RunReport& r) {
                  {"expect_digest", c.expect_digest},
                  {"progress", c.progress},
                  {"report", c.report_path},
+                 {"roofline", c.roofline},
                  {"label", c.label},
                  {"stencil", c.stencil},
                  {"halo_mode", to_string(c.halo_mode)},
@@ -312,6 +322,16 @@ std::string report_json(const RunReport& r) {
                            {"max_imag", c.fft == FftKind::C2C ? json(sc->max_imag) : json(nullptr)},
                            {"tolerance", sc->tolerance},
                            {"fft", to_string(c.fft)}};
+
+  if (const std::optional<Roofline>& rl = r.roofline)
+    j["roofline"] = {
+        {"ordinary_bytes_per_s", rl->copy.ordinary},
+        {"streaming_bytes_per_s", rl->copy.streaming},
+        {"nodes", rl->nodes},
+        {"elements_per_rank", rl->elements},
+        {"seconds", rl->seconds},
+        {"bound_cells_per_s", rl->bound()},
+        {"fraction", rl->bound() > 0 ? r.fom.cell_updates_per_second / rl->bound() : 0.0}};
 
   j["schema_version"] = kReportSchemaVersion;
   j["label"] = c.label;

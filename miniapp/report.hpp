@@ -19,6 +19,7 @@
 #include "mpi_utils.hpp"
 #include "options.hpp"
 #include "preflight.hpp"
+#include "stream_copy.hpp"
 #include "time_stepper.hpp"
 #include "verdict.hpp"
 
@@ -30,6 +31,16 @@ struct Verification {
   bool passed = false;
   double max_error = 0;
   double tolerance = 0;
+};
+
+/// The memory bound of --roofline: the STREAM copy on every rank at once before the run.
+struct Roofline {
+  CopyRates copy;             ///< bytes/s of all ranks together (16 B per element)
+  int nodes = 1;              ///< shared-memory nodes the ranks ran on
+  std::int64_t elements = 0;  ///< doubles copied per rank and copy
+  double seconds = 0;         ///< spent measuring
+  /// The bound in cell updates/s of the whole run (the better copy / 16 B per cell update).
+  double bound() const { return copy.cells_per_second(); }
 };
 
 /// What a run returned, piece by piece: the raw material of its report.
@@ -46,6 +57,7 @@ struct RunPieces {
   const MemoryEstimate& memory;
   const std::vector<RankBinding>& bindings;  ///< rank 0 only
   const std::vector<std::string>& binding_warnings;
+  const std::optional<Roofline>& roofline;  ///< with --roofline
 };
 
 struct RunReport {
@@ -73,7 +85,8 @@ struct RunReport {
   std::string restart_path;  ///< "" for a fresh start
   Interruption interruption;
   MemoryEstimate memory_estimate;
-  Stat peak_rss;  ///< bytes, over ranks, when the report was made
+  Stat peak_rss;                     ///< bytes, over ranks, when the report was made
+  std::optional<Roofline> roofline;  ///< with --roofline
 
   /// Steps this launch ran.
   std::int64_t launch_steps() const { return last_step - first_step; }
@@ -82,7 +95,7 @@ struct RunReport {
 };
 
 /// Version of the JSON report's layout: minor for added fields, major for changed ones.
-inline constexpr const char* kReportSchemaVersion = "2.0";
+inline constexpr const char* kReportSchemaVersion = "2.1";
 
 /// The report of a finished (or interrupted) run. Collective over the stepper's communicator.
 RunReport make_report(const RunPieces& pieces);

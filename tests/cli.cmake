@@ -113,6 +113,12 @@ miniapp_add_cli_test(NAME progress_lines EXIT 0
                      ARGS ${TINY} --progress 0.000001)
 # Quiet by default in a log: Open MPI gives ranks a pseudo-terminal for stdout even here.
 set_tests_properties(cli.result_not_validated PROPERTIES FAIL_REGULAR_EXPRESSION "progress:")
+# --roofline measures the copy bound before the loop and reports the run's fraction of it.
+miniapp_add_cli_test(NAME roofline EXIT 0
+                     REGEX "^  roofline      bound [0-9.]+e\\+[0-9]+ cell upd/s \\(copy ordinary [0-9.]+ GB/s, streaming [0-9.]+ GB/s per node, 1 node\\(s\\); the better / 16 B per cell update\\), this run [0-9.]+e[+-][0-9]+ = [0-9]+\\.[0-9]{3} of the bound$"
+                     ARGS ${TINY} --init sine --verify --roofline
+                          --report ${CMAKE_CURRENT_BINARY_DIR}/report_roofline.json)
+set_tests_properties(cli.roofline PROPERTIES FIXTURES_SETUP report_roofline)
 set_tests_properties(cli.result_valid_verify PROPERTIES FIXTURES_SETUP report_valid)
 set_tests_properties(cli.result_invalid_digest PROPERTIES FIXTURES_SETUP report_invalid)
 if(MINIAPP_PYTHON_HAS_JSONSCHEMA)
@@ -126,6 +132,12 @@ if(MINIAPP_PYTHON_HAS_JSONSCHEMA)
                        LABELS "python")
   set_tests_properties(python.report_schema_invalid PROPERTIES FIXTURES_REQUIRED report_invalid
                        LABELS "python")
+  # --roofline: the JSON report carries the bound and the run's fraction of it (schema 2.1).
+  add_test(NAME python.report_schema_roofline
+           COMMAND ${MINIAPP_PYTHON} -c "import json, subprocess, sys; r = json.load(open(sys.argv[2])); rl = r['roofline']; assert r['schema_version'] == '2.1' and r['config']['roofline'] is True, r['schema_version']; assert rl['bound_cells_per_s'] > 0 and rl['fraction'] > 0 and rl['streaming_bytes_per_s'] > 0, rl; assert abs(rl['fraction'] - r['figure_of_merit']['value'] / rl['bound_cells_per_s']) < 1e-9 * rl['fraction'], rl; sys.exit(subprocess.call([sys.executable, sys.argv[1], '--expect-verdict', 'VALID', sys.argv[2]]))"
+                   ${SCHEMA_CHECK} ${CMAKE_CURRENT_BINARY_DIR}/report_roofline.json)
+  set_tests_properties(python.report_schema_roofline PROPERTIES FIXTURES_REQUIRED report_roofline
+                       LABELS "python" PASS_REGULAR_EXPRESSION "valid against schema 2.1")
 else()
   message(STATUS "python3-jsonschema not found: the report schema tests are skipped")
 endif()
