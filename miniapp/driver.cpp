@@ -10,13 +10,14 @@
 #include <memory>
 
 #include "affinity.hpp"
+#include "calibration.hpp"
 #include "diagnostics.hpp"
 #include "explain.hpp"
 #include "mpi_utils.hpp"
 #include "preflight.hpp"
 #include "report.hpp"
 #include "restart.hpp"
-#include "stream_copy.hpp"
+#include "text.hpp"
 #include "timer.hpp"
 #include "verdict.hpp"
 
@@ -74,34 +75,6 @@ Verification verify(const Config& config, const TimeStepper& stepper) {
   v.tolerance = 4e-15 * double(config.steps + 1);
   v.passed = v.max_error <= v.tolerance;
   return v;
-}
-
-/// --roofline: the STREAM copy on every rank at once, ordinary and streaming stores interleaved
-/// for about half a second (plus the arrays' first touch). Each rank copies as many doubles as
-/// it owns cells, but at least twice the last-level cache in its two arrays (so the copy runs
-/// from memory even for a small run) and at most 2^25 (512 MiB for both arrays). Collective.
-Roofline measure_roofline(const Config& config, MPI_Comm comm) {
-  int nranks = 1;
-  MPI_Comm_size(comm, &nranks);
-  const double start = MPI_Wtime();
-  const double cells = double(config.grid[0]) * config.grid[1] * config.grid[2] / nranks;
-  const double floor = 2.0 * double(last_level_cache_bytes()) / 16.0;
-  Roofline r;
-  r.elements = std::int64_t(std::min(std::max(cells, floor), double(std::int64_t(1) << 25)));
-  const StreamCopy copy(r.elements);
-  const auto slowest = [&](double seconds) {
-    mpi_check(MPI_Barrier(comm), "MPI_Barrier (roofline)");
-    return reduce_stat(seconds, comm).max;
-  };
-  // One copy of each kind sizes the measurement; every rank gets the same count.
-  const double probe = slowest(copy.run(StoreKind::Ordinary) + copy.run(StoreKind::Streaming));
-  const int reps = std::clamp(int(0.5 / std::max(probe, 1e-9)), 3, 1000);
-  r.copy = copy.measure(reps, slowest);
-  r.copy.ordinary *= nranks;
-  r.copy.streaming *= nranks;
-  r.nodes = count_nodes(comm);
-  r.seconds = MPI_Wtime() - start;
-  return r;
 }
 
 }  // namespace
@@ -198,10 +171,45 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
     const int ranks = config.explain_ranks > 0 ? config.explain_ranks : nranks;
     config.validate();
     config.validate_for(ranks);
-    if (rank == 0) std::cout << explain(config, ranks, config.explain_rank) << std::flush;
+    if (rank == 0) {
+      if (config.halo_width_auto)  // the width is measured at start-up, which runs nothing here
+        std::cout << "halo width auto: chosen by a calibration at start-up; explained at H=1\n";
+      std::cout << explain(config, ranks, config.explain_rank) << std::flush;
+    }
     return 0;
   }
-  const MemoryEstimate memory = preflight(config, comm);
+  MemoryEstimate memory = preflight(config, comm);
+  // The start-up measurements, before the fields exist: they need memory for a moment, never
+  // on top of the run's.
+  std::optional<Roofline> roofline;
+  if (config.roofline) {
+    roofline = measure_roofline(config, comm);
+    if (rank == 0) {
+      std::printf(
+          "roofline: copy %.2f GB/s ordinary, %.2f GB/s streaming (all ranks, %lld doubles per "
+          "rank, %.2f s) -> bound %.4e cell upd/s\n",
+          roofline->copy.ordinary / 1e9, roofline->copy.streaming / 1e9,
+          (long long)roofline->elements, roofline->seconds, roofline->bound());
+      std::fflush(stdout);
+    }
+  }
+  if (config.halo_width_auto) {
+    const HaloWidthChoice auto_width =
+        choose_halo_width(config, roofline ? &*roofline : nullptr, comm);
+    const BlockingChoice& c = auto_width.choice;
+    const BlockingModelInputs& m = auto_width.model;
+    if (rank == 0) {
+      std::printf(
+          "halo width auto: chose H=%d, temporal blocking %s%s (predicted %.4e vs plain %.4e "
+          "cell upd/s; per rank: copy bound %.4e, in cache %.4e, plain sweep %.4e; %.2f s)\n",
+          c.width, c.blocking ? "on, tile " : "off", c.blocking ? joined(c.tile, "x").c_str() : "",
+          c.rate * nranks, c.plain_rate * nranks, m.memory_rate, m.cache_rate, m.plain_rate,
+          auto_width.seconds);
+      std::fflush(stdout);
+    }
+    config = with_halo_width(config, c);
+    memory = preflight(config, comm);  // the chosen width's ghosts and messages
+  }
   if (config.explain && rank == 0)
     std::cout << explain(config, nranks, config.explain_rank) << std::flush;
   preflight_checkpoints(config, comm);
@@ -235,20 +243,6 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
   if (rank == 0) {
     print_bindings(std::cout, bindings, warnings);
     std::cout.flush();
-  }
-
-  // The yardstick before the fields exist: it needs their memory for a moment, not on top.
-  std::optional<Roofline> roofline;
-  if (config.roofline) {
-    roofline = measure_roofline(config, comm);
-    if (rank == 0) {
-      std::printf(
-          "roofline: copy %.2f GB/s ordinary, %.2f GB/s streaming (all ranks, %lld doubles per "
-          "rank, %.2f s) -> bound %.4e cell upd/s\n",
-          roofline->copy.ordinary / 1e9, roofline->copy.streaming / 1e9,
-          (long long)roofline->elements, roofline->seconds, roofline->bound());
-      std::fflush(stdout);
-    }
   }
 
   TimeStepper stepper(config.problem(), config.halo(), config.blocking(),

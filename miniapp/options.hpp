@@ -42,8 +42,9 @@ struct Config {
   int stencil = 7;            ///< 7 (star) or 27 (box) point stencil
 
   // Decomposition, halo exchange family, deep halos, temporal blocking
-  Index3 ranks{0, 0, 0};  ///< rank grid PX PY PZ (0 = choose)
-  int halo_width = 1;     ///< ghost layers
+  Index3 ranks{0, 0, 0};         ///< rank grid PX PY PZ (0 = choose)
+  int halo_width = 1;            ///< ghost layers
+  bool halo_width_auto = false;  ///< --halo-width auto: width, blocking, tile chosen at start-up
   HaloMode halo_mode = HaloMode::DimOrdered;
   PackKind pack = PackKind::Kernel;
   bool overlap = false;            ///< overlap the exchange with interior updates

@@ -110,10 +110,11 @@ void print_report(std::ostream& os, const RunReport& r) {
   os << "  halo          " << to_string(c.halo_mode) << " ("
      << (c.halo_mode == HaloMode::NeighborColl ? "subarray datatypes"
                                                : std::string("pack ") + to_string(c.pack))
-     << (c.overlap ? ", overlap" : "") << "), width " << c.halo_width << ": "
-     << fmt(r.messages_per_step.min, "%.2f") << "/" << fmt(r.messages_per_step.avg, "%.2f") << "/"
-     << fmt(r.messages_per_step.max, "%.2f") << " messages, " << fmt(r.bytes_per_step.min, "%.0f")
-     << "/" << fmt(r.bytes_per_step.avg, "%.0f") << "/" << fmt(r.bytes_per_step.max, "%.0f")
+     << (c.overlap ? ", overlap" : "") << "), width " << c.halo_width
+     << (c.halo_width_auto ? " (auto)" : "") << ": " << fmt(r.messages_per_step.min, "%.2f") << "/"
+     << fmt(r.messages_per_step.avg, "%.2f") << "/" << fmt(r.messages_per_step.max, "%.2f")
+     << " messages, " << fmt(r.bytes_per_step.min, "%.0f") << "/"
+     << fmt(r.bytes_per_step.avg, "%.0f") << "/" << fmt(r.bytes_per_step.max, "%.0f")
      << " B per step per rank (min/avg/max)\n";
   if (c.temporal_blocking)
     os << "  blocking      temporal, " << c.halo_width << " sub-steps per round, tile "
@@ -241,6 +242,7 @@ std::string report_json(const RunReport& r) {
                  {"init", to_string(c.init)},
                  {"seed", c.seed},
                  {"halo_width", c.halo_width},
+                 {"halo_width_auto", c.halo_width_auto},
                  {"sine_mode", c.sine_mode},
                  {"verify", c.verify},
                  {"warmup", c.warmup},

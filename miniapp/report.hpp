@@ -13,13 +13,13 @@
 
 #include "affinity.hpp"
 #include "build_info.hpp"
+#include "calibration.hpp"
 #include "checkpoint_writer.hpp"
 #include "diagnostics.hpp"
 #include "driver.hpp"
 #include "mpi_utils.hpp"
 #include "options.hpp"
 #include "preflight.hpp"
-#include "stream_copy.hpp"
 #include "time_stepper.hpp"
 #include "verdict.hpp"
 
@@ -31,16 +31,6 @@ struct Verification {
   bool passed = false;
   double max_error = 0;
   double tolerance = 0;
-};
-
-/// The memory bound of --roofline: the STREAM copy on every rank at once before the run.
-struct Roofline {
-  CopyRates copy;             ///< bytes/s of all ranks together (16 B per element)
-  int nodes = 1;              ///< shared-memory nodes the ranks ran on
-  std::int64_t elements = 0;  ///< doubles copied per rank and copy
-  double seconds = 0;         ///< spent measuring
-  /// The bound in cell updates/s of the whole run (the better copy / 16 B per cell update).
-  double bound() const { return copy.cells_per_second(); }
 };
 
 /// What a run returned, piece by piece: the raw material of its report.

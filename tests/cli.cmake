@@ -260,6 +260,27 @@ set_tests_properties(cli.bench_step_digests cli.bench_step_row PROPERTIES
 miniapp_add_cli_test(NAME bad_bench_step_steps RANKS 1 EXIT 2 ONCE
                      REGEX "--steps 6 and --warmup 4 must be multiples of every --widths value \\(got 4\\)"
                      ARGS bench step --n 16 --steps 6)
+# --halo-width auto: a start-up calibration chooses H, blocking and tile; any choice reaches the
+# H = 1 digest bit for bit (an --expect-digest mismatch would exit 1). --halo faces allows H = 1
+# only, so there the choice is known.
+miniapp_add_cli_test(NAME halo_width_auto_digest RANKS 2 EXIT 0
+                     REGEX "^halo width auto: chose H=[0-9]+, temporal blocking (on, tile [0-9]+x[0-9]+x[0-9]+|off) \\(predicted [0-9.]+e\\+[0-9]+ vs plain [0-9.]+e\\+[0-9]+ cell upd/s"
+                     ARGS --grid 16 16 16 --steps 20 --warmup 7 --init sine --halo-width auto
+                          --expect-digest 5B466E1AFB158183)
+miniapp_add_cli_test(NAME halo_width_auto_toml RANKS 2 EXIT 0
+                     REGEX "^  halo          dim-ordered \\(pack kernel\\), width [0-9]+ \\(auto\\)"
+                     ARGS --config ${CMAKE_CURRENT_SOURCE_DIR}/data/halo_width_auto.toml
+                          --expect-digest 0c5d9ac7bbad12c7)
+miniapp_add_cli_test(NAME halo_width_auto_faces RANKS 2 EXIT 0
+                     REGEX "^halo width auto: chose H=1, temporal blocking off"
+                     ARGS --grid 16 16 16 --steps 20 --init sine --halo faces --halo-width auto
+                          --expect-digest 5B466E1AFB158183)
+miniapp_add_cli_test(NAME bad_halo_width_word EXIT 2 ONCE
+                     REGEX "--halo-width: autox is not 'auto' or a decimal integer"
+                     ARGS --grid 8 8 8 --halo-width autox)
+miniapp_add_cli_test(NAME bad_halo_width_auto_blocking EXIT 2 ONCE
+                     REGEX "--halo-width auto chooses --temporal-blocking and --tile itself"
+                     ARGS --grid 8 8 8 --halo-width auto --temporal-blocking)
 miniapp_add_cli_test(NAME verify_27_point RANKS 2 EXIT 0 REGEX "VERIFICATION PASSED"
                      ARGS --grid 16 12 8 --init sine --sine-mode 1 2 1 --stencil 27 --dt 0.3
                           --steps 20 --verify --halo neighbor-coll --halo-width 2)
