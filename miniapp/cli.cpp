@@ -168,7 +168,11 @@ ParseOutcome parse_command_line(int argc, char** argv) {
       ->default_str("kernel")
       ->group(kHalo);
   app.add_option("--halo-width", c.halo_width,
-                 "ghost layers H: exchange once, then H steps without communication")
+                 "ghost layers H: exchange once, then H steps without communication; auto: H, "
+                 "--temporal-blocking and --tile chosen at start-up from a short calibration "
+                 "(copy bound, sweep rate in cache and from memory), never predicted slower "
+                 "than H=1 plain")
+      ->type_name("INT|auto")
       ->group(kHalo);
   app.add_flag("--overlap", c.overlap,
                "overlap the halo exchange with the interior update (MPI_Testall between tiles)")
@@ -259,6 +263,11 @@ ParseOutcome parse_command_line(int argc, char** argv) {
       ->group(kReport);
   app.add_option("--report", c.report_path, "write the report as JSON to this file")
       ->group(kReport);
+  app.add_flag("--roofline", c.roofline,
+               "measure the memory bound (STREAM copy, ordinary and streaming stores, about "
+               "0.5 s, every rank at once) before the run; the report gives the run's fraction "
+               "of it")
+      ->group(kReport);
   app.add_option("--label", c.label, "free text recorded in the report (e.g. weak, strong)")
       ->group(kReport);
   app.add_option("--progress", c.progress,
@@ -285,6 +294,23 @@ ParseOutcome parse_command_line(int argc, char** argv) {
         "--checkpoint-alignment", "--checkpoint-cb-nodes", "--checkpoint-cb-buffer", "--warmup",
         "--explain-ranks", "--explain-rank"})
     app.get_option(name)->transform(decimal_integer());
+  // "auto" before the decimal check (a transform added later runs first): the width is then
+  // resolved at start-up (calibration.hpp); 1 stands in until then.
+  app.get_option("--halo-width")
+      ->transform(CLI::Validator(
+          [&c](std::string& text) -> std::string {
+            if (text != "auto") {
+              c.halo_width_auto = false;
+              std::string plain = text;
+              return decimal_integer()(plain).empty()
+                         ? ""
+                         : text + " is not 'auto' or a decimal integer";
+            }
+            c.halo_width_auto = true;
+            text = "1";
+            return "";
+          },
+          ""));
 
   ParseOutcome out;
   try {

@@ -10,12 +10,14 @@
 #include <memory>
 
 #include "affinity.hpp"
+#include "calibration.hpp"
 #include "diagnostics.hpp"
 #include "explain.hpp"
 #include "mpi_utils.hpp"
 #include "preflight.hpp"
 #include "report.hpp"
 #include "restart.hpp"
+#include "text.hpp"
 #include "timer.hpp"
 #include "verdict.hpp"
 
@@ -169,10 +171,45 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
     const int ranks = config.explain_ranks > 0 ? config.explain_ranks : nranks;
     config.validate();
     config.validate_for(ranks);
-    if (rank == 0) std::cout << explain(config, ranks, config.explain_rank) << std::flush;
+    if (rank == 0) {
+      if (config.halo_width_auto)  // the width is measured at start-up, which runs nothing here
+        std::cout << "halo width auto: chosen by a calibration at start-up; explained at H=1\n";
+      std::cout << explain(config, ranks, config.explain_rank) << std::flush;
+    }
     return 0;
   }
-  const MemoryEstimate memory = preflight(config, comm);
+  MemoryEstimate memory = preflight(config, comm);
+  // The start-up measurements, before the fields exist: they need memory for a moment, never
+  // on top of the run's.
+  std::optional<Roofline> roofline;
+  if (config.roofline) {
+    roofline = measure_roofline(config, comm);
+    if (rank == 0) {
+      std::printf(
+          "roofline: copy %.2f GB/s ordinary, %.2f GB/s streaming (all ranks, %lld doubles per "
+          "rank, %.2f s) -> bound %.4e cell upd/s\n",
+          roofline->copy.ordinary / 1e9, roofline->copy.streaming / 1e9,
+          (long long)roofline->elements, roofline->seconds, roofline->bound());
+      std::fflush(stdout);
+    }
+  }
+  if (config.halo_width_auto) {
+    const HaloWidthChoice auto_width =
+        choose_halo_width(config, roofline ? &*roofline : nullptr, comm);
+    const BlockingChoice& c = auto_width.choice;
+    const BlockingModelInputs& m = auto_width.model;
+    if (rank == 0) {
+      std::printf(
+          "halo width auto: chose H=%d, temporal blocking %s%s (predicted %.4e vs plain %.4e "
+          "cell upd/s; per rank: copy bound %.4e, in cache %.4e, plain sweep %.4e; %.2f s)\n",
+          c.width, c.blocking ? "on, tile " : "off", c.blocking ? joined(c.tile, "x").c_str() : "",
+          c.rate * nranks, c.plain_rate * nranks, m.memory_rate, m.cache_rate, m.plain_rate,
+          auto_width.seconds);
+      std::fflush(stdout);
+    }
+    config = with_halo_width(config, c);
+    memory = preflight(config, comm);  // the chosen width's ghosts and messages
+  }
   if (config.explain && rank == 0)
     std::cout << explain(config, nranks, config.explain_rank) << std::flush;
   preflight_checkpoints(config, comm);
@@ -288,7 +325,7 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
   const std::string restart_path = restart ? restart->path : "";
   const RunReport report =
       make_report({config, stepper, loop, summary, verification, spectral_check, validation,
-                   checkpoints.stats(), restart_path, memory, bindings, warnings});
+                   checkpoints.stats(), restart_path, memory, bindings, warnings, roofline});
   if (rank == 0) {
     print_report(std::cout, report);
     std::cout.flush();

@@ -39,7 +39,8 @@ int dispatch(int argc, char** argv, MPI_Comm comm, int rank) {
   if (argc > 1 && std::strcmp(argv[1], "bench") == 0) {
     const std::map<std::string, std::function<int(int, char**, MPI_Comm)>> benches{
         {"stencil", bench::stencil},   {"temporal", bench::temporal}, {"halo", bench::halo},
-        {"alltoall", bench::alltoall}, {"fft", bench::fft},           {"io", bench::io}};
+        {"alltoall", bench::alltoall}, {"fft", bench::fft},           {"io", bench::io},
+        {"step", bench::step}};
     const std::string name = argc > 2 ? argv[2] : "";
     const auto it = benches.find(name);
     if (it == benches.end()) {

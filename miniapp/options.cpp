@@ -193,6 +193,9 @@ void Config::validate() const {
                               " must be >= 0 (0 = automatic)");
   require(tile == Index3{0, 0, 0} || temporal_blocking,
           "--tile sets the tile of --temporal-blocking, which is off");
+  require(!halo_width_auto || (!given.count("--temporal-blocking") && !given.count("--tile")),
+          "--halo-width auto chooses --temporal-blocking and --tile itself (by a calibration at "
+          "start-up): leave them out, or give a --halo-width number");
   if (two_d())
     require(bc[2] != Boundary::Dirichlet,
             "--grid NZ=1 runs as a 2D problem (no z term): --bc z must be periodic or neumann, "

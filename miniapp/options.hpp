@@ -42,8 +42,9 @@ struct Config {
   int stencil = 7;            ///< 7 (star) or 27 (box) point stencil
 
   // Decomposition, halo exchange family, deep halos, temporal blocking
-  Index3 ranks{0, 0, 0};  ///< rank grid PX PY PZ (0 = choose)
-  int halo_width = 1;     ///< ghost layers
+  Index3 ranks{0, 0, 0};         ///< rank grid PX PY PZ (0 = choose)
+  int halo_width = 1;            ///< ghost layers
+  bool halo_width_auto = false;  ///< --halo-width auto: width, blocking, tile chosen at start-up
   HaloMode halo_mode = HaloMode::DimOrdered;
   PackKind pack = PackKind::Kernel;
   bool overlap = false;            ///< overlap the exchange with interior updates
@@ -59,6 +60,7 @@ struct Config {
   double progress = -1;       ///< seconds between progress lines (0 off, <0 auto)
   std::string label;          ///< free text recorded in the report
   std::string command_line;   ///< the arguments as given, for the record
+  bool roofline = false;      ///< measure the copy bound before the run, report the fraction
 
   // The explain view (explain.hpp)
   bool explain = false;       ///< print the plans before the run

@@ -90,6 +90,7 @@ RunReport make_report(const RunPieces& p) {
   r.restart_path = p.restart_path;
   r.interruption = p.loop.interruption;
   r.memory_estimate = p.memory;
+  r.roofline = p.roofline;
   return r;
 }
 
@@ -111,10 +112,11 @@ void print_report(std::ostream& os, const RunReport& r) {
   os << "  halo          " << to_string(c.halo_mode) << " ("
      << (c.halo_mode == HaloMode::NeighborColl ? "subarray datatypes"
                                                : std::string("pack ") + to_string(c.pack))
-     << (c.overlap ? ", overlap" : "") << "), width " << c.halo_width << ": "
-     << fmt(r.messages_per_step.min, "%.2f") << "/" << fmt(r.messages_per_step.avg, "%.2f") << "/"
-     << fmt(r.messages_per_step.max, "%.2f") << " messages, " << fmt(r.bytes_per_step.min, "%.0f")
-     << "/" << fmt(r.bytes_per_step.avg, "%.0f") << "/" << fmt(r.bytes_per_step.max, "%.0f")
+     << (c.overlap ? ", overlap" : "") << "), width " << c.halo_width
+     << (c.halo_width_auto ? " (auto)" : "") << ": " << fmt(r.messages_per_step.min, "%.2f") << "/"
+     << fmt(r.messages_per_step.avg, "%.2f") << "/" << fmt(r.messages_per_step.max, "%.2f")
+     << " messages, " << fmt(r.bytes_per_step.min, "%.0f") << "/"
+     << fmt(r.bytes_per_step.avg, "%.0f") << "/" << fmt(r.bytes_per_step.max, "%.0f")
      << " B per step per rank (min/avg/max)\n";
   if (c.temporal_blocking)
     os << "  blocking      temporal, " << c.halo_width << " sub-steps per round, tile "
@@ -138,6 +140,14 @@ void print_report(std::ostream& os, const RunReport& r) {
   row("loop", r.loop);
   os << "  throughput    " << fmt(r.cell_updates_per_second, "%.4e")
      << " cell updates/s (global cells x steps / slowest rank's loop time)\n";
+  if (const std::optional<Roofline>& rl = r.roofline)
+    os << "  roofline      bound " << fmt(rl->bound(), "%.4e") << " cell upd/s (copy ordinary "
+       << fmt(rl->copy.ordinary / rl->nodes / 1e9, "%.2f") << " GB/s, streaming "
+       << fmt(rl->copy.streaming / rl->nodes / 1e9, "%.2f") << " GB/s per node, " << rl->nodes
+       << " node(s); the better / 16 B per cell update), this run "
+       << fmt(r.fom.cell_updates_per_second, "%.4e") << " = "
+       << fmt(rl->bound() > 0 ? r.fom.cell_updates_per_second / rl->bound() : 0.0, "%.3f")
+       << " of the bound\n";
   os << "  field         sum " << fmt(r.summary.sum, "%.17g") << "  l2 "
      << fmt(r.summary.l2, "%.17g") << "  min " << fmt(r.summary.min, "%.6g") << "  max "
      << fmt(r.summary.max, "%.6g") << "\n";
@@ -234,12 +244,14 @@ std::string report_json(const RunReport& r) {
                  {"init", to_string(c.init)},
                  {"seed", c.seed},
                  {"halo_width", c.halo_width},
+                 {"halo_width_auto", c.halo_width_auto},
                  {"sine_mode", c.sine_mode},
                  {"verify", c.verify},
                  {"warmup", c.warmup},
                  {"expect_digest", c.expect_digest},
                  {"progress", c.progress},
                  {"report", c.report_path},
+                 {"roofline", c.roofline},
                  {"label", c.label},
                  {"stencil", c.stencil},
                  {"halo_mode", to_string(c.halo_mode)},
@@ -318,6 +330,16 @@ std::string report_json(const RunReport& r) {
                            {"max_imag", c.fft == FftKind::C2C ? json(sc->max_imag) : json(nullptr)},
                            {"tolerance", sc->tolerance},
                            {"fft", to_string(c.fft)}};
+
+  if (const std::optional<Roofline>& rl = r.roofline)
+    j["roofline"] = {
+        {"ordinary_bytes_per_s", rl->copy.ordinary},
+        {"streaming_bytes_per_s", rl->copy.streaming},
+        {"nodes", rl->nodes},
+        {"elements_per_rank", rl->elements},
+        {"seconds", rl->seconds},
+        {"bound_cells_per_s", rl->bound()},
+        {"fraction", rl->bound() > 0 ? r.fom.cell_updates_per_second / rl->bound() : 0.0}};
 
   j["schema_version"] = kReportSchemaVersion;
   j["label"] = c.label;

@@ -13,6 +13,7 @@
 
 #include "affinity.hpp"
 #include "build_info.hpp"
+#include "calibration.hpp"
 #include "checkpoint_writer.hpp"
 #include "diagnostics.hpp"
 #include "driver.hpp"
@@ -46,6 +47,7 @@ struct RunPieces {
   const MemoryEstimate& memory;
   const std::vector<RankBinding>& bindings;  ///< rank 0 only
   const std::vector<std::string>& binding_warnings;
+  const std::optional<Roofline>& roofline;  ///< with --roofline
 };
 
 struct RunReport {
@@ -73,7 +75,8 @@ struct RunReport {
   std::string restart_path;  ///< "" for a fresh start
   Interruption interruption;
   MemoryEstimate memory_estimate;
-  Stat peak_rss;  ///< bytes, over ranks, when the report was made
+  Stat peak_rss;                     ///< bytes, over ranks, when the report was made
+  std::optional<Roofline> roofline;  ///< with --roofline
 
   /// Steps this launch ran.
   std::int64_t launch_steps() const { return last_step - first_step; }
@@ -82,7 +85,7 @@ struct RunReport {
 };
 
 /// Version of the JSON report's layout: minor for added fields, major for changed ones.
-inline constexpr const char* kReportSchemaVersion = "2.0";
+inline constexpr const char* kReportSchemaVersion = "2.1";
 
 /// The report of a finished (or interrupted) run. Collective over the stepper's communicator.
 RunReport make_report(const RunPieces& pieces);

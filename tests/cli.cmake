@@ -113,6 +113,12 @@ miniapp_add_cli_test(NAME progress_lines EXIT 0
                      ARGS ${TINY} --progress 0.000001)
 # Quiet by default in a log: Open MPI gives ranks a pseudo-terminal for stdout even here.
 set_tests_properties(cli.result_not_validated PROPERTIES FAIL_REGULAR_EXPRESSION "progress:")
+# --roofline measures the copy bound before the loop and reports the run's fraction of it.
+miniapp_add_cli_test(NAME roofline EXIT 0
+                     REGEX "^  roofline      bound [0-9.]+e\\+[0-9]+ cell upd/s \\(copy ordinary [0-9.]+ GB/s, streaming [0-9.]+ GB/s per node, 1 node\\(s\\); the better / 16 B per cell update\\), this run [0-9.]+e[+-][0-9]+ = [0-9]+\\.[0-9]{3} of the bound$"
+                     ARGS ${TINY} --init sine --verify --roofline
+                          --report ${CMAKE_CURRENT_BINARY_DIR}/report_roofline.json)
+set_tests_properties(cli.roofline PROPERTIES FIXTURES_SETUP report_roofline)
 set_tests_properties(cli.result_valid_verify PROPERTIES FIXTURES_SETUP report_valid)
 set_tests_properties(cli.result_invalid_digest PROPERTIES FIXTURES_SETUP report_invalid)
 if(MINIAPP_PYTHON_HAS_JSONSCHEMA)
@@ -126,6 +132,12 @@ if(MINIAPP_PYTHON_HAS_JSONSCHEMA)
                        LABELS "python")
   set_tests_properties(python.report_schema_invalid PROPERTIES FIXTURES_REQUIRED report_invalid
                        LABELS "python")
+  # --roofline: the JSON report carries the bound and the run's fraction of it (schema 2.1).
+  add_test(NAME python.report_schema_roofline
+           COMMAND ${MINIAPP_PYTHON} -c "import json, subprocess, sys; r = json.load(open(sys.argv[2])); rl = r['roofline']; assert r['schema_version'] == '2.1' and r['config']['roofline'] is True, r['schema_version']; assert rl['bound_cells_per_s'] > 0 and rl['fraction'] > 0 and rl['streaming_bytes_per_s'] > 0, rl; assert abs(rl['fraction'] - r['figure_of_merit']['value'] / rl['bound_cells_per_s']) < 1e-9 * rl['fraction'], rl; sys.exit(subprocess.call([sys.executable, sys.argv[1], '--expect-verdict', 'VALID', sys.argv[2]]))"
+                   ${SCHEMA_CHECK} ${CMAKE_CURRENT_BINARY_DIR}/report_roofline.json)
+  set_tests_properties(python.report_schema_roofline PROPERTIES FIXTURES_REQUIRED report_roofline
+                       LABELS "python" PASS_REGULAR_EXPRESSION "valid against schema 2.1")
 else()
   message(STATUS "python3-jsonschema not found: the report schema tests are skipped")
 endif()
@@ -234,6 +246,41 @@ miniapp_add_cli_test(NAME design_note_2d_4x4_deep RANKS 16 EXIT 0 TIMEOUT 120 RE
 miniapp_add_cli_test(NAME bench_halo_smoke RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
                      REGEX "neighbor-coll +subarray +2 +on"
                      ARGS bench halo --n 8 --widths 1 2 --steps 2 --warmup 0 --reps 1)
+# bench step: every halo mode x H x blocking x overlap on the production stepper reaches the
+# baseline's digest (2 ranks: 32 candidates), and each row gives a rate and its fraction of the
+# copy bound measured in the same run.
+miniapp_add_cli_test(NAME bench_step_digests RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
+                     REGEX "^  digests agree: all 32 candidates reach the baseline's [0-9a-f]{16} after 8 steps$"
+                     ARGS bench step --n 16 --steps 4 --warmup 4 --reps 1)
+miniapp_add_cli_test(NAME bench_step_row RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
+                     REGEX "^  faces H=1 overlap( +[0-9]+\\.[0-9]{3}){9} +[0-9.]+e[+-][0-9]+ +[0-9]+\\.[0-9]{3} same$"
+                     ARGS bench step --n 16 --steps 2 --warmup 2 --reps 2 --modes faces --widths 1)
+set_tests_properties(cli.bench_step_digests cli.bench_step_row PROPERTIES
+                     FAIL_REGULAR_EXPRESSION "DIFFERS|MISMATCH")
+miniapp_add_cli_test(NAME bad_bench_step_steps RANKS 1 EXIT 2 ONCE
+                     REGEX "--steps 6 and --warmup 4 must be multiples of every --widths value \\(got 4\\)"
+                     ARGS bench step --n 16 --steps 6)
+# --halo-width auto: a start-up calibration chooses H, blocking and tile; any choice reaches the
+# H = 1 digest bit for bit (an --expect-digest mismatch would exit 1). --halo faces allows H = 1
+# only, so there the choice is known.
+miniapp_add_cli_test(NAME halo_width_auto_digest RANKS 2 EXIT 0
+                     REGEX "^halo width auto: chose H=[0-9]+, temporal blocking (on, tile [0-9]+x[0-9]+x[0-9]+|off) \\(predicted [0-9.]+e\\+[0-9]+ vs plain [0-9.]+e\\+[0-9]+ cell upd/s"
+                     ARGS --grid 16 16 16 --steps 20 --warmup 7 --init sine --halo-width auto
+                          --expect-digest 5B466E1AFB158183)
+miniapp_add_cli_test(NAME halo_width_auto_toml RANKS 2 EXIT 0
+                     REGEX "^  halo          dim-ordered \\(pack kernel\\), width [0-9]+ \\(auto\\)"
+                     ARGS --config ${CMAKE_CURRENT_SOURCE_DIR}/data/halo_width_auto.toml
+                          --expect-digest 0c5d9ac7bbad12c7)
+miniapp_add_cli_test(NAME halo_width_auto_faces RANKS 2 EXIT 0
+                     REGEX "^halo width auto: chose H=1, temporal blocking off"
+                     ARGS --grid 16 16 16 --steps 20 --init sine --halo faces --halo-width auto
+                          --expect-digest 5B466E1AFB158183)
+miniapp_add_cli_test(NAME bad_halo_width_word EXIT 2 ONCE
+                     REGEX "--halo-width: autox is not 'auto' or a decimal integer"
+                     ARGS --grid 8 8 8 --halo-width autox)
+miniapp_add_cli_test(NAME bad_halo_width_auto_blocking EXIT 2 ONCE
+                     REGEX "--halo-width auto chooses --temporal-blocking and --tile itself"
+                     ARGS --grid 8 8 8 --halo-width auto --temporal-blocking)
 miniapp_add_cli_test(NAME verify_27_point RANKS 2 EXIT 0 REGEX "VERIFICATION PASSED"
                      ARGS --grid 16 12 8 --init sine --sine-mode 1 2 1 --stencil 27 --dt 0.3
                           --steps 20 --verify --halo neighbor-coll --halo-width 2)

@@ -15,6 +15,9 @@ namespace miniapp::bench {
 int stencil(int argc, char** argv, MPI_Comm comm);
 /// Temporal blocking: H x tile -> effective rate vs the single-sweep bound. Collective.
 int temporal(int argc, char** argv, MPI_Comm comm);
+/// The whole time step (every halo mode x H x blocking x overlap) vs the copy bound, with
+/// each phase and a digest check. Collective.
+int step(int argc, char** argv, MPI_Comm comm);
 /// Every halo mode x packing x width x overlap against an alpha-beta bound. Collective.
 int halo(int argc, char** argv, MPI_Comm comm);
 /// Native MPI_Alltoall vs the torus all-to-all (zero-copy and pack-based). Collective.

@@ -1,0 +1,273 @@
+// miniapp bench step: the whole production time step against the memory roofline, in one run.
+//
+// Every candidate is a TimeStepper (sweep, halo exchange, boundaries: what the time loop runs)
+// on an n^3 block per rank, periodic in every dimension, for each
+//   halo mode x halo width H x temporal blocking (H > 1 only) x overlap
+// that the app accepts. The yardstick is measured in the same run: a STREAM copy of n^3 doubles
+// per rank with ordinary and with streaming stores (stream_copy.hpp), on every rank at once;
+//   bound = max(ordinary, streaming) / 16 B per cell update, summed over ranks.
+// Rounds go round-robin over the candidates and the yardstick, so all see the same machine
+// state; a candidate is built afresh each round (one field pair in memory at a time), runs
+// --warmup untimed steps, then --steps timed ones. Figures are medians over rounds of the
+// slowest rank; phases come from the stepper's own timers.
+//
+// Every candidate runs the same steps from the same initial field, so its final digest must
+// equal the baseline's (dim-ordered, H = 1, no blocking, no overlap) bit for bit; a candidate
+// that differs is printed as DIFFERS and the benchmark exits 1.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "bench.hpp"
+#include "diagnostics.hpp"
+#include "mpi_utils.hpp"
+#include "options.hpp"
+#include "stream_copy.hpp"
+#include "time_stepper.hpp"
+#include "timer.hpp"
+
+namespace miniapp::bench {
+
+namespace {
+
+/// Seconds per step of one timed run, each the slowest rank's.
+struct PhaseSample {
+  double step = 0, stencil = 0, halo = 0, pack = 0, wait = 0, unpack = 0, boundary = 0, refill = 0,
+         hidden = 0;
+};
+
+struct StepCandidate {
+  Config c;
+  std::vector<PhaseSample> samples;
+  std::uint64_t digest = 0;
+  bool digest_set = false, digest_stable = true;  ///< same digest in every round
+
+  /// "dim-ordered H=2 blocked overlap".
+  std::string name() const {
+    return std::string(to_string(c.halo_mode)) + " H=" + std::to_string(c.halo_width) +
+           (c.temporal_blocking ? " blocked" : "") + (c.overlap ? " overlap" : "");
+  }
+  /// The median over rounds of one phase.
+  double median_of(double PhaseSample::*phase) const {
+    std::vector<double> v;
+    for (const PhaseSample& s : samples) v.push_back(s.*phase);
+    return median(v);
+  }
+};
+
+/// Whether the app accepts c on nranks ranks.
+bool accepted(const Config& c, int nranks) {
+  try {
+    c.validate();
+    c.validate_for(nranks);
+    resolve_rank_grid(c, nranks);
+  } catch (const ConfigError&) {
+    return false;
+  }
+  return true;
+}
+
+/// One round of candidate c: build, warm up, time `steps` steps. Collective.
+void run_candidate(StepCandidate& cand, int nranks, int warmup, int steps, MPI_Comm comm) {
+  TimeStepper stepper(cand.c.problem(), cand.c.halo(), cand.c.blocking(),
+                      resolve_rank_grid(cand.c, nranks), comm);
+  stepper.run(warmup);
+  stepper.reset_timers();
+  MPI_Barrier(comm);
+  double loop = 0;
+  {
+    ScopedTimer timer(loop, "miniapp::bench::step::steps", Fence::AtEnd);
+    stepper.run(steps);
+  }
+  const PhaseTimes& t = stepper.times();
+  const HaloCounters& h = stepper.halo().counters();
+  const auto slowest = [&](double seconds) { return reduce_stat(seconds, comm).max / steps; };
+  cand.samples.push_back({slowest(loop), slowest(t.stencil), slowest(t.halo), slowest(h.pack),
+                          slowest(h.wait), slowest(h.unpack), slowest(h.boundary),
+                          slowest(t.refill), slowest(t.hidden)});
+  const std::uint64_t digest = stepper.summary().digest;
+  if (cand.digest_set && digest != cand.digest) cand.digest_stable = false;
+  cand.digest = digest;
+  cand.digest_set = true;
+}
+
+}  // namespace
+
+int step(int argc, char** argv, MPI_Comm comm) {
+  int rank = 0, nranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &nranks);
+  int n = 256, steps = 8, warmup = 4, reps = 3, stencil = 7;
+  std::vector<int> widths{1, 2, 4};
+  std::vector<std::string> modes{"dim-ordered", "neighbors26", "neighbor-coll", "faces"};
+  std::string json_path;
+  CLI::App app{
+      "The whole production time step (sweep + halo exchange + boundaries, TimeStepper) for "
+      "every halo mode x halo width x temporal blocking x overlap, against the memory bound "
+      "(STREAM copy, better of ordinary and streaming stores, / 16 B per cell) measured in the "
+      "same run. Each rank owns an n^3 block, periodic in every dimension. Every candidate "
+      "must reach the baseline's digest (dim-ordered, H=1) bit for bit.",
+      "miniapp bench step"};
+  app.option_defaults()->always_capture_default();
+  app.add_option("--n", n, "cells per dimension per rank")->check(CLI::Range(8, 4096));
+  app.add_option("--steps", steps,
+                 "timed steps per candidate and round (a multiple of every width: whole rounds)")
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--warmup", warmup, "untimed steps first (a multiple of every width)")
+      ->check(CLI::Range(0, 100000));
+  app.add_option("--reps", reps, "rounds over all candidates (median reported)")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--stencil", stencil, "7 or 27")->check(CLI::IsMember({7, 27}));
+  app.add_option("--widths", widths, "halo widths H")->check(CLI::Range(1, 64));
+  app.add_option("--modes", modes, "halo modes")
+      ->check(CLI::IsMember({"dim-ordered", "neighbors26", "neighbor-coll", "faces"}));
+  app.add_option("--json", json_path, "write the table as JSON to this file");
+  if (const int status = parse_options(app, argc, argv, comm); status >= 0) return status;
+  for (int h : widths)
+    if (steps % h != 0 || warmup % h != 0) {
+      if (rank == 0)
+        std::cerr << "miniapp: error: --steps " << steps << " and --warmup " << warmup
+                  << " must be multiples of every --widths value (got " << h
+                  << "): each candidate runs whole rounds\n";
+      return 2;
+    }
+
+  Config base;
+  base.stencil = stencil;
+  base.dt = stencil == 27 ? 0.2 : 0.1;
+  const Index3 dims = resolve_rank_grid(base, nranks);  // only the shape matters here
+  base.grid = {n * dims[0], n * dims[1], n * dims[2]};
+  base.ranks = dims;
+
+  // The baseline first: every digest is compared with its.
+  std::vector<StepCandidate> cands(1);
+  cands[0].c = base;
+  for (const std::string& mode : modes)
+    for (int h : widths)
+      for (bool blocking : {false, true})
+        for (bool overlap : {false, true}) {
+          StepCandidate cand;
+          cand.c = base;
+          cand.c.halo_mode = *value_of(kHaloModeNames, mode);
+          cand.c.halo_width = h;
+          cand.c.temporal_blocking = blocking;
+          cand.c.overlap = overlap;
+          if ((blocking && h == 1) || !accepted(cand.c, nranks)) continue;
+          if (cand.c.halo_mode == HaloMode::DimOrdered && h == 1 && !overlap) continue;
+          cands.push_back(cand);
+        }
+
+  const StreamCopy yardstick(std::int64_t(n) * n * n);
+  std::vector<double> t_ordinary, t_streaming;
+  const auto copy_seconds = [&](StoreKind kind) {
+    MPI_Barrier(comm);
+    return reduce_stat(yardstick.run(kind), comm).max;
+  };
+  copy_seconds(StoreKind::Ordinary);  // warm-up
+  copy_seconds(StoreKind::Streaming);
+  for (int r = 0; r < reps; ++r) {
+    for (StepCandidate& cand : cands) run_candidate(cand, nranks, warmup, steps, comm);
+    t_ordinary.push_back(copy_seconds(StoreKind::Ordinary));
+    t_streaming.push_back(copy_seconds(StoreKind::Streaming));
+  }
+  CopyRates copy;  // all ranks together
+  copy.ordinary = yardstick.bytes() * nranks / median(t_ordinary);
+  copy.streaming = yardstick.bytes() * nranks / median(t_streaming);
+  const double bound = copy.cells_per_second();
+  const double cells = double(base.grid[0]) * base.grid[1] * base.grid[2];
+  const std::uint64_t reference = cands[0].digest;
+  int differ = 0;
+  for (const StepCandidate& cand : cands) differ += cand.digest != reference || !cand.digest_stable;
+
+  if (rank == 0) {
+    std::printf(
+        "bench step: %d rank(s) = %d x %d x %d, %d thread(s) each, %d^3 cells per rank (grid "
+        "%d x %d x %d, periodic), %d-point stencil, %d timed steps after %d per round, %d "
+        "round(s) (median, slowest rank)\n",
+        nranks, dims[0], dims[1], dims[2], Exec().concurrency(), n, base.grid[0], base.grid[1],
+        base.grid[2], stencil, steps, warmup, reps);
+    std::printf(
+        "  yardstick: copy %.2f GB/s ordinary, %.2f GB/s streaming (all ranks) -> bound %.4e "
+        "cell upd/s\n",
+        copy.ordinary / 1e9, copy.streaming / 1e9, bound);
+    std::printf(
+        "  ms per step: halo = exposed exchange (pack + wait + unpack + boundary); hidden = "
+        "behind interior updates\n");
+    std::printf("  %-33s %8s %8s %8s %7s %7s %7s %7s %7s %7s %12s %8s %s\n", "candidate", "step",
+                "stencil", "halo", "pack", "wait", "unpack", "bndry", "refill", "hidden",
+                "cell upd/s", "of bound", "digest");
+    for (const StepCandidate& cand : cands) {
+      const double t = cand.median_of(&PhaseSample::step), rate = cells / t;
+      std::printf(
+          "  %-33s %8.3f %8.3f %8.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %12.4e %8.3f %s\n",
+          cand.name().c_str(), t * 1e3, cand.median_of(&PhaseSample::stencil) * 1e3,
+          cand.median_of(&PhaseSample::halo) * 1e3, cand.median_of(&PhaseSample::pack) * 1e3,
+          cand.median_of(&PhaseSample::wait) * 1e3, cand.median_of(&PhaseSample::unpack) * 1e3,
+          cand.median_of(&PhaseSample::boundary) * 1e3, cand.median_of(&PhaseSample::refill) * 1e3,
+          cand.median_of(&PhaseSample::hidden) * 1e3, rate, rate / bound,
+          &cand == &cands[0]                               ? "baseline"
+          : cand.digest == reference && cand.digest_stable ? "same"
+                                                           : "DIFFERS");
+    }
+    const std::int64_t total = std::int64_t(warmup + steps);
+    if (differ == 0)
+      std::printf("  digests agree: all %zu candidates reach the baseline's %s after %lld steps\n",
+                  cands.size(), digest_hex(reference).c_str(), (long long)total);
+    else
+      std::printf("  DIGEST MISMATCH: %d of %zu candidates differ from the baseline's %s\n", differ,
+                  cands.size(), digest_hex(reference).c_str());
+    std::printf(
+        "  target: the plain step (dim-ordered H=1) >= 0.65 of bound; blocking at its "
+        "best H >= 1.1 of bound\n");
+    if (!json_path.empty()) {
+      using json = nlohmann::ordered_json;
+      json rows = json::array();
+      for (const StepCandidate& cand : cands) {
+        const double t = cand.median_of(&PhaseSample::step);
+        rows.push_back({{"halo_mode", to_string(cand.c.halo_mode)},
+                        {"halo_width", cand.c.halo_width},
+                        {"temporal_blocking", cand.c.temporal_blocking},
+                        {"overlap", cand.c.overlap},
+                        {"step_s", t},
+                        {"stencil_s", cand.median_of(&PhaseSample::stencil)},
+                        {"halo_s", cand.median_of(&PhaseSample::halo)},
+                        {"pack_s", cand.median_of(&PhaseSample::pack)},
+                        {"wait_s", cand.median_of(&PhaseSample::wait)},
+                        {"unpack_s", cand.median_of(&PhaseSample::unpack)},
+                        {"boundary_s", cand.median_of(&PhaseSample::boundary)},
+                        {"refill_s", cand.median_of(&PhaseSample::refill)},
+                        {"hidden_s", cand.median_of(&PhaseSample::hidden)},
+                        {"cells_per_s", cells / t},
+                        {"fraction_of_bound", cells / t / bound},
+                        {"digest", digest_hex(cand.digest)},
+                        {"digest_matches", cand.digest == reference && cand.digest_stable}});
+      }
+      const json j = {{"bench", "step"},
+                      {"nranks", nranks},
+                      {"threads_per_rank", Exec().concurrency()},
+                      {"rank_grid", dims},
+                      {"n_per_rank", n},
+                      {"grid", base.grid},
+                      {"stencil", stencil},
+                      {"steps", steps},
+                      {"warmup", warmup},
+                      {"reps", reps},
+                      {"copy_ordinary_bytes_per_s", copy.ordinary},
+                      {"copy_streaming_bytes_per_s", copy.streaming},
+                      {"bound_cells_per_s", bound},
+                      {"rows", rows}};
+      std::ofstream out(json_path);
+      out << j.dump(2) << "\n";
+      if (!out) throw std::runtime_error("could not write " + json_path);
+    }
+  }
+  return differ == 0 ? 0 : 1;
+}
+
+}  // namespace miniapp::bench

@@ -1,0 +1,106 @@
+#include "calibration.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "affinity.hpp"
+#include "initial_condition.hpp"
+#include "mpi_utils.hpp"
+#include "stencil.hpp"
+
+namespace miniapp {
+
+namespace {
+
+/// The slowest rank's seconds, all ranks having started together. Collective.
+double slowest(double seconds, MPI_Comm comm) {
+  mpi_check(MPI_Barrier(comm), "MPI_Barrier (calibration)");
+  return reduce_stat(seconds, comm).max;
+}
+
+}  // namespace
+
+Roofline measure_roofline(const Config& config, MPI_Comm comm, double seconds) {
+  int nranks = 1;
+  MPI_Comm_size(comm, &nranks);
+  const double start = MPI_Wtime();
+  const double cells = double(config.grid[0]) * config.grid[1] * config.grid[2] / nranks;
+  const double floor = 2.0 * double(last_level_cache_bytes()) / 16.0;
+  Roofline r;
+  r.elements = std::int64_t(std::min(std::max(cells, floor), double(std::int64_t(1) << 25)));
+  const StreamCopy copy(r.elements);
+  const auto reduce = [&](double t) { return slowest(t, comm); };
+  // One copy of each kind sizes the measurement; every rank gets the same count.
+  const double probe = reduce(copy.run(StoreKind::Ordinary) + copy.run(StoreKind::Streaming));
+  const int reps = std::clamp(int(seconds / std::max(probe, 1e-9)), 3, 1000);
+  r.copy = copy.measure(reps, reduce);
+  r.copy.ordinary *= nranks;
+  r.copy.streaming *= nranks;
+  r.nodes = count_nodes(comm);
+  r.seconds = MPI_Wtime() - start;
+  return r;
+}
+
+HaloWidthChoice choose_halo_width(const Config& config, const Roofline* roofline, MPI_Comm comm) {
+  int rank = 0, nranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &nranks);
+  const double start = MPI_Wtime();
+  HaloWidthChoice out;
+  BlockingModelInputs& in = out.model;
+  // The smallest block bounds H (every rank needs H cells per dimension); the blocks differ by
+  // at most one cell, so its rates stand for all.
+  const Index3 dims = resolve_rank_grid(config, nranks);
+  for (int d = 0; d < 3; ++d) in.n[d] = config.grid[d] / dims[d];
+  in.two_d = config.two_d();
+  in.threads = Exec().concurrency();
+  // Deeper halos update ghost cells, which needs edges and corners: not with --halo faces.
+  in.max_width = config.halo_mode == HaloMode::Faces ? 1 : 8;
+
+  const Roofline copy = roofline ? *roofline : measure_roofline(config, comm, 0.2);
+  in.memory_rate = copy.bound() / nranks;
+  in.cache_rate = reduce_stat(in_cache_sweep_rate(config.stencil, 10), comm).min;
+  {
+    // The plain sweep of this block, from memory as in the run (its own pair of fields, freed
+    // before the run's are allocated).
+    const Box owned{{0, 0, 0}, in.n};
+    Field u("miniapp::calibration::u", owned, 1), v("miniapp::calibration::v", owned, 1);
+    fill_zero(u);
+    fill_zero(v);
+    const Coefficients a = config.problem().coefficients();
+    std::vector<double> seconds;
+    for (int r = -2; r < 5; ++r) {
+      const double t0 = MPI_Wtime();
+      apply_stencil(config.stencil, u, v, u.interior(), a, in.two_d);
+      Kokkos::fence();
+      const double t = slowest(MPI_Wtime() - t0, comm);
+      if (r >= 0) seconds.push_back(t);
+    }
+    std::sort(seconds.begin(), seconds.end());
+    in.plain_rate = double(u.interior().count()) / seconds[seconds.size() / 2];
+  }
+
+  // Every rank computed the same inputs; rank 0's choice is the one all run.
+  BlockingChoice& c = out.choice;
+  if (rank == 0) c = choose_blocking(in);
+  int ints[5] = {c.width, c.blocking ? 1 : 0, c.tile[0], c.tile[1], c.tile[2]};
+  double rates[2] = {c.rate, c.plain_rate};
+  mpi_check(MPI_Bcast(ints, 5, MPI_INT, 0, comm), "MPI_Bcast (halo width auto)");
+  mpi_check(MPI_Bcast(rates, 2, MPI_DOUBLE, 0, comm), "MPI_Bcast (halo width auto)");
+  c.width = ints[0];
+  c.blocking = ints[1] != 0;
+  c.tile = {ints[2], ints[3], ints[4]};
+  c.rate = rates[0];
+  c.plain_rate = rates[1];
+  out.seconds = MPI_Wtime() - start;
+  return out;
+}
+
+Config with_halo_width(Config config, const BlockingChoice& choice) {
+  config.halo_width = choice.width;
+  config.temporal_blocking = choice.blocking;
+  config.tile = choice.blocking ? choice.tile : Index3{0, 0, 0};
+  return config;
+}
+
+}  // namespace miniapp

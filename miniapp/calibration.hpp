@@ -1,0 +1,56 @@
+// Start-up measurements of the machine a run is on, for the report and for choices the run
+// leaves to the machine:
+//
+//   --roofline         the memory bound: a STREAM copy (ordinary and streaming stores, every
+//                      rank at once); a sweep moves 16 B per cell update, so
+//                      bound = max(ordinary, streaming) / 16 B   (stream_copy.hpp)
+//   --halo-width auto  the halo width H, temporal blocking and tile from choose_blocking()
+//                      (temporal_blocking.hpp), fed with the copy bound, the sweep's rate in
+//                      cache and a few measured plain sweeps of the run's block; the choice is
+//                      never predicted slower than H = 1 plain, and any H gives the same field
+//                      bit for bit, so the choice changes the speed only
+//
+// Rates are reduced over ranks (slowest rank), so every rank reaches the same choice; rank 0's
+// is broadcast all the same.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+
+#include "options.hpp"
+#include "stream_copy.hpp"
+#include "temporal_blocking.hpp"
+
+namespace miniapp {
+
+/// The memory bound of --roofline: the STREAM copy on every rank at once.
+struct Roofline {
+  CopyRates copy;             ///< bytes/s of all ranks together (16 B per element)
+  int nodes = 1;              ///< shared-memory nodes the ranks ran on
+  std::int64_t elements = 0;  ///< doubles copied per rank and copy
+  double seconds = 0;         ///< spent measuring, first touch included
+  /// The bound in cell updates/s of the whole run (the better copy / 16 B per cell update).
+  double bound() const { return copy.cells_per_second(); }
+};
+
+/// Measure the copy for about `seconds` (plus the arrays' first touch): each rank copies as
+/// many doubles as it owns cells, but at least twice the last-level cache in its two arrays (so
+/// the copy runs from memory even for a small run) and at most 2^25. Collective.
+Roofline measure_roofline(const Config& config, MPI_Comm comm, double seconds = 0.5);
+
+/// What --halo-width auto measured and chose.
+struct HaloWidthChoice {
+  BlockingModelInputs model;  ///< per rank: the block, the copy bound, the in-cache and plain rates
+  BlockingChoice choice;      ///< rank 0's, broadcast
+  double seconds = 0;         ///< spent calibrating
+};
+
+/// Calibrate and choose the halo width, blocking and tile for `config` on the ranks of comm
+/// (`roofline`: a copy already measured, else null to measure a short one). Collective; fences.
+HaloWidthChoice choose_halo_width(const Config& config, const Roofline* roofline, MPI_Comm comm);
+
+/// config with the choice applied: halo_width, temporal_blocking and tile.
+Config with_halo_width(Config config, const BlockingChoice& choice);
+
+}  // namespace miniapp
