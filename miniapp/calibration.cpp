@@ -59,7 +59,9 @@ HaloWidthChoice choose_halo_width(const Config& config, const Roofline* roofline
 
   const Roofline copy = roofline ? *roofline : measure_roofline(config, comm, 0.2);
   in.memory_rate = copy.bound() / nranks;
-  in.cache_rate = reduce_stat(in_cache_sweep_rate(config.stencil, 10), comm).min;
+  // The full default sample (a few ms): with fewer, one disturbed sample on one rank halved the
+  // rate and the choice fell back to plain sweeps.
+  in.cache_rate = reduce_stat(in_cache_sweep_rate(config.stencil), comm).min;
   {
     // The plain sweep of this block, from memory as in the run (its own pair of fields, freed
     // before the run's are allocated).
