@@ -10,8 +10,8 @@
 
 namespace miniapp {
 
-bool sweep_streams_from_memory(const Box& region) {
-  return 2 * std::int64_t(sizeof(double)) * region.count() > last_level_cache_bytes();
+bool sweep_streams_from_memory(const Box& owned) {
+  return 2 * std::int64_t(sizeof(double)) * owned.count() > last_level_cache_bytes();
 }
 
 void apply_stencil(int points, const Field& u, Field& v, const Box& region, const Coefficients& a,
@@ -23,7 +23,9 @@ void apply_stencil(int points, const Field& u, Field& v, const Box& region, cons
   double* vp = v.data();
   const Field f = u;
   const double ax = a.ax, ay = a.ay, az = a.az;
-  const bool from_memory = sweep_streams_from_memory(region);
+  // Decided by the fields, not the region: the slabs an overlapped step updates one by one are
+  // each about the size of the cache, but none of their cells is in it.
+  const bool from_memory = sweep_streams_from_memory(u.interior());
   const LineMode mode = !from_memory                       ? LineMode::Cached
                         : stores == SweepStores::Streaming ? LineMode::Stream
                                                            : LineMode::Prefetch;

@@ -19,9 +19,10 @@ namespace miniapp {
 /// did not pay in the sweep where measured; `miniapp bench stencil` compares both).
 enum class SweepStores { Auto, Ordinary, Streaming };
 
-/// True when a sweep of `region` reads and writes more than the last-level cache holds: it then
-/// runs in plane order with software prefetch (and streaming stores if asked).
-bool sweep_streams_from_memory(const Box& region);
+/// True when a sweep over fields of `owned` cells reads and writes more than the last-level cache
+/// holds: their cells then come from memory, whatever part of them one sweep updates, and the
+/// sweep runs in plane order with software prefetch (and streaming stores if asked).
+bool sweep_streams_from_memory(const Box& owned);
 
 /// v = one step of the `points`-point stencil (7 or 27) on `region` (local padded box; its
 /// cells' neighbours must be inside u's padded box); `flat_z` for a 2D problem (z neighbours
