@@ -1,6 +1,7 @@
 // The halo exchange family end to end: every mode x packing x stencil x halo width x overlap x
 // boundary kinds x rank grid gives the serial single-domain reference bit for bit; the plans
-// send exactly the closed-form message and byte counts; 2D problems reproduce the original design note's figures.
+// send exactly the closed-form message and byte counts; 2D problems reproduce the original design
+// note's figures.
 #include "diagnostics.hpp"
 #include "halo_exchange.hpp"
 #include "test_support.hpp"
@@ -143,8 +144,8 @@ TEST(HaloFamily, SineModeDecaysByTheExact27PointFactor) {
 //   neighbor-coll the neighbors26 plan                                          26 messages
 //   faces         6 h n^2 (h = 1 only)                                          6 messages
 //
-// 2D (NZ = 1), an nx x ny block: dim-ordered 2h ny + 2h (nx+2h) values (4 messages); the design note's
-// 1024^2 grid on 16 ranks, h = 1: 4x4 -> 2*256 + 2*258 = 1028 values = 8224 B; 16x1 ->
+// 2D (NZ = 1), an nx x ny block: dim-ordered 2h ny + 2h (nx+2h) values (4 messages); the design
+// note's 1024^2 grid on 16 ranks, h = 1: 4x4 -> 2*256 + 2*258 = 1028 values = 8224 B; 16x1 ->
 // 2*1024 + 2*66 = 2180 values = 17440 B; h = 8, 4x4 -> (16*256 + 16*272) * 8 B / 8 steps = 8448 B.
 
 std::int64_t values_dim_ordered(std::int64_t n, std::int64_t h) {
