@@ -246,4 +246,15 @@ void Config::validate_for(int nranks) const {
                   str(halo_width) + " in " + axis_name(d));
 }
 
+bool accepted(const Config& c, int nranks) {
+  try {
+    c.validate();
+    c.validate_for(nranks);
+    resolve_rank_grid(c, nranks);
+  } catch (const ConfigError&) {
+    return false;
+  }
+  return true;
+}
+
 }  // namespace miniapp

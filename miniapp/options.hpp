@@ -114,4 +114,8 @@ struct Config {
 /// surface. Throws ConfigError when nothing fits. Not collective.
 Index3 resolve_rank_grid(const Config& config, int nranks);
 
+/// Whether the app accepts c on nranks ranks (validate, validate_for and a rank grid), without
+/// a message: for tools that try many settings. Not collective.
+bool accepted(const Config& c, int nranks);
+
 }  // namespace miniapp

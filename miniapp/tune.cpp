@@ -45,18 +45,6 @@ std::string settings(const Config& c) {
   return s;
 }
 
-/// Whether the app would accept c on nranks ranks.
-bool valid(const Config& c, int nranks) {
-  try {
-    c.validate();
-    c.validate_for(nranks);
-    resolve_rank_grid(c, nranks);
-  } catch (const ConfigError&) {
-    return false;
-  }
-  return true;
-}
-
 /// Run c for `warmup` untimed and `steps` timed steps from its initial field. Collective.
 Candidate measure(const Config& c, std::int64_t warmup, std::int64_t steps, MPI_Comm comm) {
   int nranks = 1;
@@ -207,7 +195,7 @@ int tune(int argc, char** argv, MPI_Comm comm) {
   std::optional<Candidate> best;
   std::uint64_t reference = 0;
   const auto consider = [&](const Config& c) {
-    if (!valid(c, nranks)) return;
+    if (!accepted(c, nranks)) return;
     for (const Candidate& done : table)
       if (settings(done.config) == settings(c)) return;
     if (!table.empty() && !time_left()) return;

@@ -61,18 +61,6 @@ struct StepCandidate {
   }
 };
 
-/// Whether the app accepts c on nranks ranks.
-bool accepted(const Config& c, int nranks) {
-  try {
-    c.validate();
-    c.validate_for(nranks);
-    resolve_rank_grid(c, nranks);
-  } catch (const ConfigError&) {
-    return false;
-  }
-  return true;
-}
-
 /// One round of candidate c: build, warm up, time `steps` steps. Collective.
 void run_candidate(StepCandidate& cand, int nranks, int warmup, int steps, MPI_Comm comm) {
   TimeStepper stepper(cand.c.problem(), cand.c.halo(), cand.c.blocking(),
