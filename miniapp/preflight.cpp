@@ -41,8 +41,10 @@ namespace {
 /// One field's owned cells (no ghosts) of the largest block, in bytes.
 double field_bytes(const Config& config, const Index3& dims) {
   double cells = 1;
-  for (int d = 0; d < 3; ++d)
-    cells *= double((std::int64_t(config.grid[d]) + dims[d] - 1) / dims[d]);
+  for (int d = 0; d < 3; ++d) {
+    const std::int64_t largest = (std::int64_t(config.grid[d]) + dims[d] - 1) / dims[d];
+    cells *= double(largest);
+  }
   return 8.0 * cells;
 }
 

@@ -213,7 +213,7 @@ void DistributedFft::reset_timers() {
 }
 
 std::int64_t DistributedFft::bytes() const {
-  const std::int64_t buffers = 2 * 16 * std::int64_t(buf_[0].extent(0));
+  const std::int64_t buffers = std::int64_t(buf_[0].extent(0)) * 2 * 16;  // 2 complex buffers
   return options_.transpose == TransposeKind::Pack && plan_.steps() > 0 ? 2 * buffers : buffers;
 }
 

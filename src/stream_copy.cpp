@@ -69,7 +69,7 @@ void advise_huge_pages(void* p, std::int64_t bytes) {
   const std::uintptr_t last = first + std::uintptr_t(bytes);
   const std::uintptr_t start = (first + page - 1) / page * page;
   if (bytes > 0 && last > start + (std::uintptr_t(2) << 20))
-    madvise(reinterpret_cast<void*>(start), last - start, MADV_HUGEPAGE);
+    madvise(static_cast<char*>(p) + (start - first), last - start, MADV_HUGEPAGE);
 #else
   (void)p;
   (void)bytes;

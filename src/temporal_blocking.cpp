@@ -66,7 +66,8 @@ Index3 auto_tile(const Index3& n, int h, bool two_d, std::int64_t budget, int th
         // Cells of the block over cells of its tiles (the last tile along a dimension may be
         // cut short), and the share of the threads' time busy when each takes whole tiles.
         const double filled = volume_of(n) / (double(tx) * ty * tz * tiles);
-        const double busy = double(tiles) / (double((tiles + workers - 1) / workers) * workers);
+        const std::int64_t rounds = (tiles + workers - 1) / workers;  // whole tiles per thread
+        const double busy = double(tiles) / (double(rounds) * workers);
         const double cost = blocking_work(t, h, two_d) * (1.0 + kLineCost / t[0]) / (filled * busy);
         // Least time per owned cell; among equals the biggest tile (fewer, longer loops).
         if (best_cost < 0 || cost < best_cost - 1e-12 ||

@@ -203,7 +203,7 @@ int step(int argc, char** argv, MPI_Comm comm) {
           : cand.digest == reference && cand.digest_stable ? "same"
                                                            : "DIFFERS");
     }
-    const std::int64_t total = std::int64_t(warmup + steps);
+    const std::int64_t total = std::int64_t(warmup) + steps;
     if (differ == 0)
       std::printf("  digests agree: all %zu candidates reach the baseline's %s after %lld steps\n",
                   cands.size(), digest_hex(reference).c_str(), (long long)total);
