@@ -131,15 +131,7 @@ std::vector<RankBinding> gather_bindings(MPI_Comm comm, int threads) {
 }
 
 int count_nodes(MPI_Comm comm) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm node = MPI_COMM_NULL;
-  mpi_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node),
-            "MPI_Comm_split_type");
-  int node_rank = 0;
-  MPI_Comm_rank(node, &node_rank);
-  MPI_Comm_free(&node);
-  int leader = node_rank == 0 ? 1 : 0, nodes = 0;
+  int leader = place_on_node(comm).rank == 0 ? 1 : 0, nodes = 0;
   mpi_check(MPI_Allreduce(&leader, &nodes, 1, MPI_INT, MPI_SUM, comm), "MPI_Allreduce");
   return nodes;
 }

@@ -87,12 +87,7 @@ MemoryEstimate preflight(const Config& config, MPI_Comm comm) {
   const Index3 dims = resolve_rank_grid(config, nranks);
 
   // Memory: what the ranks on this node need against what the node has available.
-  MPI_Comm node = MPI_COMM_NULL;
-  mpi_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node),
-            "MPI_Comm_split_type");
-  int node_ranks = 1;
-  MPI_Comm_size(node, &node_ranks);
-  MPI_Comm_free(&node);
+  const int node_ranks = place_on_node(comm).size;
   const double need = estimated_bytes_per_rank(config, dims);
   const double avail = available_memory_bytes();
   double worst = avail > 0 ? need * node_ranks / avail : 0.0;

@@ -4,6 +4,19 @@
 
 namespace miniapp {
 
+NodePlace place_on_node(MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm node = MPI_COMM_NULL;
+  mpi_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node),
+            "MPI_Comm_split_type");
+  NodePlace p;
+  MPI_Comm_rank(node, &p.rank);
+  MPI_Comm_size(node, &p.size);
+  MPI_Comm_free(&node);
+  return p;
+}
+
 Stat reduce_stat(double value, MPI_Comm comm) {
   int n = 1;
   MPI_Comm_size(comm, &n);

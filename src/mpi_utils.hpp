@@ -86,6 +86,15 @@ class TypeHandle {
 };
 
 /// min / avg / max of one per-rank quantity over the ranks of a communicator.
+/// This rank's place among the ranks that share its node (its shared-memory domain).
+struct NodePlace {
+  int rank = 0;  ///< rank among them
+  int size = 1;  ///< how many they are
+};
+
+/// Where this rank sits on its node (MPI_COMM_TYPE_SHARED). Collective over comm.
+NodePlace place_on_node(MPI_Comm comm);
+
 struct Stat {
   double min = 0, avg = 0, max = 0;
 };
