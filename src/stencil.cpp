@@ -71,11 +71,15 @@ void copy_region(const Field& u, Field& v, const Box& region) {
   const double* up = u.data();
   double* vp = v.data();
   const Field f = u;
-  for_each_line_blocked(
-      "miniapp::stencil::copy", region, u.ext()[0], KOKKOS_LAMBDA(int j, int k) {
-        const std::int64_t base = f.index(x0, j, k);
-        line_copy(up + base, vp + base, nx);
-      });
+  const auto line = KOKKOS_LAMBDA(int j, int k) {
+    const std::int64_t base = f.index(x0, j, k);
+    line_copy(up + base, vp + base, nx);
+  };
+  // The order apply_stencil would sweep these fields in.
+  if (sweep_streams_from_memory(u.interior()))
+    for_each_line("miniapp::stencil::copy", region, line);
+  else
+    for_each_line_blocked("miniapp::stencil::copy", region, u.ext()[0], line);
 }
 
 }  // namespace miniapp

@@ -25,6 +25,33 @@ namespace miniapp {
 /// target line), for outputs that are not read again before they leave the cache.
 enum class LineMode { Cached, Prefetch, Stream };
 
+/// Floating-point operations per cell update of a line kernel, for the arithmetic ceiling of
+/// core_rate.hpp: additions (subtractions included) and multiplications. No fused
+/// multiply-adds: the contract forbids contraction.
+struct OpCount {
+  int adds = 0;
+  int muls = 0;
+};
+
+/// The 7-point expression: three second differences (two additions each, 2*c computed once),
+/// then three scaled terms summed.
+inline constexpr OpCount kLine7Ops{9, 4};
+#if defined(MINIAPP_HAVE_AVX512_LINES)
+/// The vector 27-point line: the x second differences of nine lines (18 + 9), the y and z ones
+/// shared across x (6 + 3 each), three smoothings (8 + 3 each), the sum (3 + 3).
+inline constexpr OpCount kLine27Ops{57, 27};
+#else
+/// The portable 27-point line as written (the compiler may share a few terms between cells).
+inline constexpr OpCount kLine27Ops{81, 39};
+#endif
+/// The fewest the 27-point expression allows, even with every partial result shared between
+/// cells: each cell's three second differences once (6 + 1), the three smoothings (24 + 9;
+/// their sums are left to right, so no partial sum is common to two cells) and the sum (3 + 3).
+inline constexpr OpCount kLeast27Ops{33, 13};
+
+/// The operations per cell update of the `points`-point line kernel of this build.
+inline constexpr OpCount line_ops(int points) { return points == 27 ? kLine27Ops : kLine7Ops; }
+
 /// The 7-point update of one x-line, portable loop (the reference the vector kernels match).
 KOKKOS_INLINE_FUNCTION void line7_portable(const double* __restrict c, double* __restrict out,
                                            int n, std::int64_t sy, std::int64_t below,
@@ -108,10 +135,14 @@ KOKKOS_INLINE_FUNCTION void stencil_line(int points, const double* __restrict c,
   stencil_line_planes(points, c, out, n, sy, sz, sz, ax, ay, az, mode);
 }
 
-/// One x-line of a copy (the STREAM-style yardstick).
+/// One x-line of a copy (bench stencil's copy with the sweep's loop structure).
 KOKKOS_INLINE_FUNCTION void line_copy(const double* __restrict c, double* __restrict out, int n) {
+#if defined(MINIAPP_HAVE_AVX512_LINES)
+  avx512::line_copy(c, out, n);
+#else
 #pragma GCC ivdep
   for (int i = 0; i < n; ++i) out[i] = c[i];
+#endif
 }
 
 }  // namespace miniapp

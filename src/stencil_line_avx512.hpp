@@ -234,6 +234,21 @@ inline void line27(const double* __restrict c, double* __restrict out, int n, st
   for (; i < n; i += 8) edge(i, n - i < 8 ? n - i : 8);
 }
 
+/// One x-line of a copy with ordinary stores. The empty asm statement keeps the compiler from
+/// turning the loop into a call of memcpy (whose stores are the C library's choice).
+inline void line_copy(const double* __restrict c, double* __restrict out, int n) {
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m512d v = _mm512_loadu_pd(c + i);
+    asm("" : "+v"(v));
+    _mm512_storeu_pd(out + i, v);
+  }
+  if (i < n) {
+    const __mmask8 m = __mmask8((1u << (n - i)) - 1);
+    _mm512_mask_storeu_pd(out + i, m, _mm512_maskz_loadu_pd(m, c + i));
+  }
+}
+
 }  // namespace avx512
 }  // namespace miniapp
 

@@ -47,10 +47,33 @@ inline void copy_streaming(const double* __restrict a, double* __restrict b, std
 #endif
 }
 
+/// b[i] = a[i] on [first, last) with ordinary stores, the same vector loads and stores as
+/// copy_streaming. Each loaded vector passes through an empty asm statement: a plain copy loop,
+/// intrinsics or not, is turned by the compiler into a call of memcpy, whose choice of stores
+/// (non-temporal above a size threshold, or rep movsb) is the C library's, not the yardstick's.
 inline void copy_ordinary(const double* __restrict a, double* __restrict b, std::int64_t first,
                           std::int64_t last) {
-#pragma GCC ivdep
-  for (std::int64_t i = first; i < last; ++i) b[i] = a[i];
+  std::int64_t i = first;
+#if defined(__AVX512F__)
+  for (; i + 8 <= last; i += 8) {
+    __m512d v = _mm512_load_pd(a + i);
+    asm("" : "+v"(v));
+    _mm512_store_pd(b + i, v);
+  }
+#elif defined(__AVX__)
+  for (; i + 4 <= last; i += 4) {
+    __m256d v = _mm256_load_pd(a + i);
+    asm("" : "+x"(v));
+    _mm256_store_pd(b + i, v);
+  }
+#elif defined(__SSE2__)
+  for (; i + 2 <= last; i += 2) {
+    __m128d v = _mm_load_pd(a + i);
+    asm("" : "+x"(v));
+    _mm_store_pd(b + i, v);
+  }
+#endif
+  for (; i < last; ++i) b[i] = a[i];
 }
 
 double median_of(std::vector<double> v) {

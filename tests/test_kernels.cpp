@@ -1,12 +1,14 @@
 // Kernel-level exactness: every line kernel and sweep mode against the portable loop bit for
-// bit (all lengths and alignments, in-cache and streaming sweeps), the STREAM yardstick copies
-// exactly, and the pure model that picks temporal-blocking settings.
+// bit (all lengths and alignments, in-cache and streaming sweeps), the STREAM yardstick and the
+// line copy copy exactly, the arithmetic yardstick's ceilings, and the pure model that picks
+// temporal-blocking settings.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <random>
 #include <vector>
 
+#include "core_rate.hpp"
 #include "field.hpp"
 #include "initial_condition.hpp"
 #include "stencil.hpp"
@@ -96,17 +98,56 @@ TEST(LineKernels, SweepsFromMemoryAreBitIdenticalWithEitherStores) {
 
 TEST(StreamCopy, CopiesEveryElementWithEitherStores) {
   for (std::int64_t n : {std::int64_t(8), std::int64_t(1001), std::int64_t(1) << 16}) {
-    const StreamCopy copy(n);
+    // A fresh pair for each kind: a target left equal by the other kind would hide a copy that
+    // wrote nothing.
     for (StoreKind kind : {StoreKind::Ordinary, StoreKind::Streaming}) {
+      const StreamCopy copy(n);
+      EXPECT_FALSE(copy.verify()) << "n=" << n << ": the target starts unlike the source";
       EXPECT_GT(copy.run(kind), 0.0);
       EXPECT_TRUE(copy.verify()) << "n=" << n << " kind " << int(kind);
     }
+    const StreamCopy copy(n);
     const CopyRates rates = copy.measure(2);
     EXPECT_GT(rates.ordinary, 0.0);
     EXPECT_GT(rates.streaming, 0.0);
     EXPECT_DOUBLE_EQ(rates.cells_per_second(), rates.best() / 16.0);
   }
   EXPECT_GT(last_level_cache_bytes(), 0);
+}
+
+TEST(LineCopy, CopiesEveryLengthAndAlignmentAndNothingBeyond) {
+  const std::vector<double> src = random_values(64, 7);
+  for (int offset = 0; offset < 8; ++offset)
+    for (int n = 0; n <= 40; ++n) {
+      std::vector<double> dst(64, 42.0);
+      line_copy(src.data() + offset, dst.data() + offset, n);
+      for (int i = 0; i < 64; ++i) {
+        const double want = i >= offset && i < offset + n ? src[std::size_t(i)] : 42.0;
+        ASSERT_TRUE(same_bits(dst[std::size_t(i)], want))
+            << "offset " << offset << " n " << n << " i " << i;
+      }
+    }
+}
+
+TEST(CoreRates, CeilingIsTheSlowestPortForTheKernelsOperations) {
+  // Separate add and multiply ports (8 each), 16 interleaved: 9 adds bind.
+  EXPECT_DOUBLE_EQ(arithmetic_ceiling({8e9, 8e9, 16e9}, 9, 4), 8e9 / 9);
+  // Ports that do both: the 13 operations together bind.
+  EXPECT_DOUBLE_EQ(arithmetic_ceiling({8e9, 8e9, 8e9}, 9, 4), 8e9 / 13);
+  // A slow multiplier binds a multiply-heavy kernel.
+  EXPECT_DOUBLE_EQ(arithmetic_ceiling({8e9, 2e9, 16e9}, 3, 4), 2e9 / 4);
+  EXPECT_EQ(arithmetic_ceiling({}, 9, 4), 0.0);
+  // The operation counts the ceilings are built from.
+  EXPECT_EQ(line_ops(7).adds, 9);
+  EXPECT_EQ(line_ops(27).adds, kLine27Ops.adds);
+  EXPECT_LT(kLeast27Ops.adds, kLine27Ops.adds);
+}
+
+TEST(CoreRates, MeasuresEveryKind) {
+  const CoreRates r = measure_core_rates(0.01);
+  EXPECT_GT(r.adds, 0.0);
+  EXPECT_GT(r.muls, 0.0);
+  EXPECT_GT(r.mixed, 0.0);
 }
 
 }  // namespace

@@ -26,9 +26,11 @@
 #include <vector>
 
 #include "bench.hpp"
+#include "core_rate.hpp"
 #include "field.hpp"
 #include "initial_condition.hpp"
 #include "mpi_utils.hpp"
+#include "stencil_line.hpp"
 #include "stream_copy.hpp"
 
 namespace miniapp::bench {
@@ -152,6 +154,12 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
   // The arithmetic side: the same sweep on a block that stays in cache (each rank alone).
   std::map<int, double> in_cache;
   for (int p : stencils) in_cache[p] = reduce_stat(in_cache_sweep_rate(p), comm).min;
+  // And what the cores could do: the in-cache rate against the add/multiply ceiling.
+  const CoreRates core = measure_core_rates();
+  const double adds = reduce_stat(core.adds, comm).min, muls = reduce_stat(core.muls, comm).min,
+               mixed = reduce_stat(core.mixed, comm).min;
+  const CoreRates slowest{adds, muls, mixed};
+  const int threads = Exec().concurrency();
   const std::size_t nk = kernels.size();
   const double bound = std::max(bandwidth(kernels[nk - 1]), bandwidth(kernels[nk - 2]));
   if (rank == 0) {
@@ -168,6 +176,26 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
     for (int p : stencils)
       std::printf("  in cache (per rank): %dpt %.4e cell upd/s = %.3f x the bound\n", p,
                   in_cache[p], in_cache[p] * nranks / (bound / 16));
+    std::printf(
+        "  arithmetic (per thread, slowest rank's median thread): %.3e adds/s, %.3e muls/s, "
+        "%.3e mixed/s\n",
+        slowest.adds, slowest.muls, slowest.mixed);
+    for (int p : stencils) {
+      const OpCount ops = line_ops(p);
+      const double ceiling = arithmetic_ceiling(slowest, ops.adds, ops.muls) * threads;
+      std::printf(
+          "  arithmetic ceiling (per rank): %dpt %d adds + %d muls per cell -> %.4e cell upd/s "
+          "= %.3f x the bound; in cache reaches %.3f of it\n",
+          p, ops.adds, ops.muls, ceiling, ceiling * nranks / (bound / 16), in_cache[p] / ceiling);
+      if (p == 27) {
+        const double least =
+            arithmetic_ceiling(slowest, kLeast27Ops.adds, kLeast27Ops.muls) * threads;
+        std::printf(
+            "  arithmetic ceiling (per rank): 27pt at the fewest operations its expression "
+            "allows, %d adds + %d muls -> %.4e cell upd/s = %.3f x the bound\n",
+            kLeast27Ops.adds, kLeast27Ops.muls, least, least * nranks / (bound / 16));
+      }
+    }
     const auto find = [&](const std::string& name) {
       for (const Kernel& k : kernels)
         if (k.name == name) return bandwidth(k);
