@@ -66,17 +66,20 @@ double in_cache_sweep_rate(int points, int reps) {
   return double(region.count()) / seconds[seconds.size() / 2];
 }
 
-void copy_region(const Field& u, Field& v, const Box& region) {
+void copy_region(const Field& u, Field& v, const Box& region, SweepStores stores) {
   const int nx = region.extent(0), x0 = region.lo[0];
   const double* up = u.data();
   double* vp = v.data();
   const Field f = u;
+  // The order and the stores apply_stencil would sweep these fields with.
+  const bool from_memory = sweep_streams_from_memory(u.interior());
+  const LineMode mode =
+      from_memory && stores == SweepStores::Streaming ? LineMode::Stream : LineMode::Cached;
   const auto line = KOKKOS_LAMBDA(int j, int k) {
     const std::int64_t base = f.index(x0, j, k);
-    line_copy(up + base, vp + base, nx);
+    line_copy(up + base, vp + base, nx, mode);
   };
-  // The order apply_stencil would sweep these fields in.
-  if (sweep_streams_from_memory(u.interior()))
+  if (from_memory)
     for_each_line("miniapp::stencil::copy", region, line);
   else
     for_each_line_blocked("miniapp::stencil::copy", region, u.ext()[0], line);

@@ -39,8 +39,10 @@ void apply_stencil(int points, const Field& u, Field& v, const Box& region, cons
 /// allocates two small fields, fences.
 double in_cache_sweep_rate(int points, int reps = 30);
 
-/// STREAM-style copy v = u on `region` with the same loop structure as the stencil (for the
-/// bandwidth benchmark). Launches a kernel, does not fence.
-void copy_region(const Field& u, Field& v, const Box& region);
+/// Copy v = u on `region` with the loop structure, order and stores a sweep of these fields
+/// would use (for the bandwidth benchmark: what the sweep's access pattern allows without its
+/// neighbours and arithmetic). Launches a kernel, does not fence.
+void copy_region(const Field& u, Field& v, const Box& region,
+                 SweepStores stores = SweepStores::Auto);
 
 }  // namespace miniapp

@@ -135,11 +135,17 @@ KOKKOS_INLINE_FUNCTION void stencil_line(int points, const double* __restrict c,
   stencil_line_planes(points, c, out, n, sy, sz, sz, ax, ay, az, mode);
 }
 
-/// One x-line of a copy (bench stencil's copy with the sweep's loop structure).
-KOKKOS_INLINE_FUNCTION void line_copy(const double* __restrict c, double* __restrict out, int n) {
+/// One x-line of a copy (bench stencil's copies with the sweep's loop structure), with
+/// streaming stores in LineMode::Stream where the ISA has them.
+KOKKOS_INLINE_FUNCTION void line_copy(const double* __restrict c, double* __restrict out, int n,
+                                      LineMode mode = LineMode::Cached) {
 #if defined(MINIAPP_HAVE_AVX512_LINES)
-  avx512::line_copy(c, out, n);
+  if (mode == LineMode::Stream)
+    avx512::line_copy<true>(c, out, n);
+  else
+    avx512::line_copy<false>(c, out, n);
 #else
+  (void)mode;
 #pragma GCC ivdep
   for (int i = 0; i < n; ++i) out[i] = c[i];
 #endif

@@ -234,19 +234,32 @@ inline void line27(const double* __restrict c, double* __restrict out, int n, st
   for (; i < n; i += 8) edge(i, n - i < 8 ? n - i : 8);
 }
 
-/// One x-line of a copy with ordinary stores. The empty asm statement keeps the compiler from
-/// turning the loop into a call of memcpy (whose stores are the C library's choice).
+/// One x-line of a copy. Stream: non-temporal stores for the whole 64-byte lines of out,
+/// masked ordinary stores for the partial lines at both ends. The empty asm statement keeps
+/// the compiler from turning the ordinary loop into a call of memcpy (whose stores are the C
+/// library's choice).
+template <bool Stream>
 inline void line_copy(const double* __restrict c, double* __restrict out, int n) {
+  const auto masked = [&](int i, int count) {
+    const __mmask8 m = __mmask8((1u << count) - 1);
+    _mm512_mask_storeu_pd(out + i, m, _mm512_maskz_loadu_pd(m, c + i));
+  };
   int i = 0;
+  if (Stream) {
+    const int lead = int((64 - reinterpret_cast<std::uintptr_t>(out) % 64) % 64 / 8);
+    i = lead < n ? lead : n;
+    if (i > 0) masked(0, i);
+  }
   for (; i + 8 <= n; i += 8) {
     __m512d v = _mm512_loadu_pd(c + i);
     asm("" : "+v"(v));
-    _mm512_storeu_pd(out + i, v);
+    if (Stream)
+      _mm512_stream_pd(out + i, v);
+    else
+      _mm512_storeu_pd(out + i, v);
   }
-  if (i < n) {
-    const __mmask8 m = __mmask8((1u << (n - i)) - 1);
-    _mm512_mask_storeu_pd(out + i, m, _mm512_maskz_loadu_pd(m, c + i));
-  }
+  if (i < n) masked(i, n - i);
+  if (Stream) _mm_sfence();  // non-temporal stores are weakly ordered: publish the line
 }
 
 }  // namespace avx512

@@ -117,16 +117,17 @@ TEST(StreamCopy, CopiesEveryElementWithEitherStores) {
 
 TEST(LineCopy, CopiesEveryLengthAndAlignmentAndNothingBeyond) {
   const std::vector<double> src = random_values(64, 7);
-  for (int offset = 0; offset < 8; ++offset)
-    for (int n = 0; n <= 40; ++n) {
-      std::vector<double> dst(64, 42.0);
-      line_copy(src.data() + offset, dst.data() + offset, n);
-      for (int i = 0; i < 64; ++i) {
-        const double want = i >= offset && i < offset + n ? src[std::size_t(i)] : 42.0;
-        ASSERT_TRUE(same_bits(dst[std::size_t(i)], want))
-            << "offset " << offset << " n " << n << " i " << i;
+  for (LineMode mode : {LineMode::Cached, LineMode::Stream})
+    for (int offset = 0; offset < 8; ++offset)  // every position on a 64-byte line
+      for (int n = 0; n <= 40; ++n) {
+        std::vector<double> dst(64, 42.0);
+        line_copy(src.data() + offset, dst.data() + offset, n, mode);
+        for (int i = 0; i < 64; ++i) {
+          const double want = i >= offset && i < offset + n ? src[std::size_t(i)] : 42.0;
+          ASSERT_TRUE(same_bits(dst[std::size_t(i)], want))
+              << "mode " << int(mode) << " offset " << offset << " n " << n << " i " << i;
+        }
       }
-    }
 }
 
 TEST(CoreRates, CeilingIsTheSlowestPortForTheKernelsOperations) {

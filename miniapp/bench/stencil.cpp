@@ -1,17 +1,22 @@
 // miniapp bench stencil: the single sweep against the memory roofline, in one run.
 //
-// For each stencil (7 and 27 points) three kernels sweep the same n^3 block per rank, the
+// For each stencil (7 and 27 points) the kernels below sweep the same n^3 block per rank, the
 // repetitions interleaved so that all see the same machine state:
-//   kokkos   the production path (apply_stencil: Kokkos, cache-blocked line order)
+//   kokkos   the production path (apply_stencil: Kokkos; plane order with prefetch from
+//            memory, cache-blocked order in cache); "nt" with streaming stores
 //   openmp   a hand-written OpenMP loop nest over the same expression (the yardstick: what a
 //            plain `parallel for collapse(2)` + `simd` gives with this compiler)
-//   copy     a copy v = u with the production loop structure
+//   copy     a copy v = u with the production loop structure and order, ordinary or ("nt")
+//            streaming stores: what the sweep's access pattern allows without its neighbours
+//            and arithmetic
 //   mdrange  (7 points) a Kokkos MDRangePolicy over the cells: the textbook policy
 //   stream   the yardstick (stream_copy.hpp): an aligned, first-touched STREAM copy of as many
 //            cells, with ordinary and with streaming stores
 // Every kernel is counted at 16 B per cell (8 read + 8 written: a stencil's neighbours come
 // from cache). The bound is the better stream copy / 16 B, so /bound is the fraction of the
 // single-sweep memory bound reached, and kokkos/openmp says what the abstraction costs.
+// Then the arithmetic side: the sweep's rate on a block in cache, against the ceiling that the
+// cores' measured add and multiply throughput (core_rate.hpp) puts on its operation count.
 #include "stencil.hpp"
 
 #include <omp.h>
@@ -134,6 +139,7 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
   const bool mdrange = std::find(stencils.begin(), stencils.end(), 7) != stencils.end();
   if (mdrange) kernels.push_back({"stencil 7pt mdrange", [&] { mdrange_sweep7(u, v, in, a); }, {}});
   kernels.push_back({"copy", [&] { copy_region(u, v, in); }, {}});
+  kernels.push_back({"copy nt", [&] { copy_region(u, v, in, SweepStores::Streaming); }, {}});
   // The yardstick: as many cells as the swept block (the counted bytes are the same).
   const StreamCopy yardstick(std::int64_t(n) * n * n);
   kernels.push_back({"stream ordinary", [&] { yardstick.run(StoreKind::Ordinary); }, {}});
