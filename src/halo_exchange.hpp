@@ -63,6 +63,9 @@ struct HaloCounters {
   double unpack = 0;           ///< seconds unpacking (kernel + fence)
   double boundary = 0;         ///< seconds filling physical boundaries (kernel + fence)
   double start = 0;            ///< seconds posting (MPI_Startall, MPI_Ineighbor_alltoallw)
+  /// pack and unpack split by phase (kernel packing). Dim-ordered: phase d moves the faces
+  /// normal to dimension d, so [0] is the x faces, one strided value per row.
+  std::array<double, 3> pack_by_phase{}, unpack_by_phase{};
 };
 
 /// The neighbourhood of this rank in the decomposition (MPI_Cart_rank). Not collective.
