@@ -86,6 +86,12 @@ class HaloExchange {
   /// Complete the exchange started on u: every ghost cell holds neighbour data or its physical
   /// boundary value. Fences before returning.
   virtual void finish(Field& u) = 0;
+  /// While an exchange is in flight: how many leading dimensions (x, then x and y, ...) already
+  /// have every ghost cell (neighbour data and physical-boundary values), so that cells which
+  /// read ghosts of those dimensions only can be updated before the rest arrives. Dim-ordered
+  /// completes one dimension per phase; the one-phase modes none until all. All three once no
+  /// exchange is in flight. Not collective.
+  virtual int dims_complete() const = 0;
   /// start + finish. Collective; fences.
   void exchange(Field& u) {
     start(u);
@@ -125,6 +131,7 @@ class PointToPointHalo final : public HaloExchange {
   void start(Field& u) override;
   bool test(Field& u) override;
   void finish(Field& u) override;
+  int dims_complete() const override { return phase_ < 0 ? 3 : plan_.phases > 1 ? phase_ : 0; }
 
  private:
   /// Persistent requests of one phase: receives first, then sends, message order.
@@ -178,6 +185,7 @@ class NeighborCollHalo final : public HaloExchange {
   void start(Field& u) override;
   bool test(Field& u) override;
   void finish(Field& u) override;
+  int dims_complete() const override { return done_ ? 3 : 0; }
 
  private:
   void complete(Field& u);

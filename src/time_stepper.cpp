@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "boundary.hpp"
 #include "stencil.hpp"
@@ -77,27 +78,47 @@ void TimeStepper::exchange_and_update(const Box& region) {
   inner = inner.intersect(region);
   if (inner.empty()) inner = Box{};
   const int slow = dims - 1, tiles = std::min(8, std::max(1, inner.extent(slow)));
+  std::vector<Box> updated(static_cast<std::size_t>(tiles));  // what each slab updated
   const auto slab = [&](int tile) {
     Box b = inner;
     b.lo[slow] = inner.lo[slow] + inner.extent(slow) * tile / tiles;
     b.hi[slow] = inner.lo[slow] + inner.extent(slow) * (tile + 1) / tiles;
+    // Where the ghosts of the fastest dimensions have already arrived (dim-ordered: x after its
+    // first phase), the slab's lines run the whole region along them: the shell left for
+    // after the messages is thinner, and its x faces, one cell per line, need no pass of their
+    // own.
+    for (int d = 0; d < std::min(slow, halo_->dims_complete()); ++d) {
+      b.lo[d] = region.lo[d];
+      b.hi[d] = region.hi[d];
+    }
+    updated[std::size_t(tile)] = b;
     update(b);
   };
-  // The outer shell: region minus inner, as up to 6 disjoint slabs.
+  // The outer shell: region minus the slabs, as disjoint boxes: the two ends along the slow
+  // dimension, then per slab what it left out along the faster ones.
   const auto shell = [&] {
     if (inner.empty()) {
       update(region);
       return;
     }
-    Box rest = region;
-    for (int d = dims - 1; d >= 0; --d) {
-      Box lo = rest, hi = rest;
-      lo.hi[d] = inner.lo[d];
-      hi.lo[d] = inner.hi[d];
-      update(lo);
-      update(hi);
-      rest.lo[d] = inner.lo[d];
-      rest.hi[d] = inner.hi[d];
+    Box lo = region, hi = region;
+    lo.hi[slow] = inner.lo[slow];
+    hi.lo[slow] = inner.hi[slow];
+    update(lo);
+    update(hi);
+    for (const Box& b : updated) {
+      Box rest = region;
+      rest.lo[slow] = b.lo[slow];
+      rest.hi[slow] = b.hi[slow];
+      for (int d = slow - 1; d >= 0; --d) {
+        Box below = rest, above = rest;
+        below.hi[d] = b.lo[d];
+        above.lo[d] = b.hi[d];
+        update(below);  // empty where the slab reached across d
+        update(above);
+        rest.lo[d] = b.lo[d];
+        rest.hi[d] = b.hi[d];
+      }
     }
   };
   overlapped_exchange(inner.empty() ? 0 : tiles, slab, shell);
