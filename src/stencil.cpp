@@ -14,6 +14,27 @@ bool sweep_streams_from_memory(const Box& owned) {
   return 2 * std::int64_t(sizeof(double)) * owned.count() > last_level_cache_bytes();
 }
 
+namespace {
+
+/// Run the lines that make_line(mode) returns, f(j, k), over region in the order and with the
+/// line mode a sweep of u's fields takes. Decided by the fields, not the region: the slabs an
+/// overlapped step updates one by one are each about the size of the cache, but none of their
+/// cells is in it.
+template <class MakeLine>
+void sweep_lines(const char* label, const Field& u, const Box& region, SweepStores stores,
+                 const MakeLine& make_line) {
+  const bool from_memory = sweep_streams_from_memory(u.interior());
+  const LineMode mode = !from_memory                       ? LineMode::Cached
+                        : stores == SweepStores::Streaming ? LineMode::Stream
+                                                           : LineMode::Prefetch;
+  if (from_memory)
+    for_each_line(label, region, make_line(mode));
+  else
+    for_each_line_blocked(label, region, u.ext()[0], make_line(mode));
+}
+
+}  // namespace
+
 void apply_stencil(int points, const Field& u, Field& v, const Box& region, const Coefficients& a,
                    bool flat_z, SweepStores stores) {
   const int nx = region.extent(0), x0 = region.lo[0];
@@ -23,21 +44,13 @@ void apply_stencil(int points, const Field& u, Field& v, const Box& region, cons
   double* vp = v.data();
   const Field f = u;
   const double ax = a.ax, ay = a.ay, az = a.az;
-  // Decided by the fields, not the region: the slabs an overlapped step updates one by one are
-  // each about the size of the cache, but none of their cells is in it.
-  const bool from_memory = sweep_streams_from_memory(u.interior());
-  const LineMode mode = !from_memory                       ? LineMode::Cached
-                        : stores == SweepStores::Streaming ? LineMode::Stream
-                                                           : LineMode::Prefetch;
-  const auto line = KOKKOS_LAMBDA(int j, int k) {
-    const std::int64_t base = f.index(x0, j, k);
-    stencil_line(points, up + base, vp + base, nx, sy, sz, ax, ay, az, mode);
-  };
-  const char* label = points == 27 ? "miniapp::stencil::27pt" : "miniapp::stencil::7pt";
-  if (from_memory)
-    for_each_line(label, region, line);
-  else
-    for_each_line_blocked(label, region, u.ext()[0], line);
+  sweep_lines(points == 27 ? "miniapp::stencil::27pt" : "miniapp::stencil::7pt", u, region, stores,
+              [&](LineMode mode) {
+                return KOKKOS_LAMBDA(int j, int k) {
+                  const std::int64_t base = f.index(x0, j, k);
+                  stencil_line(points, up + base, vp + base, nx, sy, sz, ax, ay, az, mode);
+                };
+              });
 }
 
 double in_cache_sweep_rate(int points, int reps) {
@@ -71,18 +84,12 @@ void copy_region(const Field& u, Field& v, const Box& region, SweepStores stores
   const double* up = u.data();
   double* vp = v.data();
   const Field f = u;
-  // The order and the stores apply_stencil would sweep these fields with.
-  const bool from_memory = sweep_streams_from_memory(u.interior());
-  const LineMode mode =
-      from_memory && stores == SweepStores::Streaming ? LineMode::Stream : LineMode::Cached;
-  const auto line = KOKKOS_LAMBDA(int j, int k) {
-    const std::int64_t base = f.index(x0, j, k);
-    line_copy(up + base, vp + base, nx, mode);
-  };
-  if (from_memory)
-    for_each_line("miniapp::stencil::copy", region, line);
-  else
-    for_each_line_blocked("miniapp::stencil::copy", region, u.ext()[0], line);
+  sweep_lines("miniapp::stencil::copy", u, region, stores, [&](LineMode mode) {
+    return KOKKOS_LAMBDA(int j, int k) {
+      const std::int64_t base = f.index(x0, j, k);
+      line_copy(up + base, vp + base, nx, mode);
+    };
+  });
 }
 
 }  // namespace miniapp
