@@ -117,22 +117,37 @@ PointToPointHalo::PackTable PointToPointHalo::make_table(const std::vector<int>&
   // is small against its copying, while a face still splits into many items for the threads.
   constexpr std::int64_t kItemValues = 2048;
   std::vector<PackEntry> host;
-  std::int64_t offset = 0, items = 0;
+  std::int64_t offset = 0;
   for (int mi : messages) {
     const HaloMessage& m = plan_.messages[std::size_t(mi)];
     const Box& b = send ? m.send : m.recv;
     (send ? send_off_ : recv_off_)[std::size_t(mi)] = offset;
-    const int nx = std::max(1, b.extent(0)), ny = std::max(1, b.extent(1));
-    const int rows = int(std::min<std::int64_t>(ny, std::max<std::int64_t>(1, kItemValues / nx)));
-    const int per_plane = (ny + rows - 1) / rows;
-    host.push_back({{b.lo[0], b.lo[1], b.lo[2]},
-                    {b.extent(0), b.extent(1), b.extent(2)},
-                    rows,
-                    per_plane,
-                    offset,
-                    items});
+    PackEntry e{};
+    for (int d = 0; d < 3; ++d) e.lo[d] = b.lo[d], e.n[d] = b.extent(d);
+    e.offset = offset;
     offset += b.count();
-    items += b.empty() ? 0 : std::int64_t(per_plane) * b.extent(2);
+    if (b.empty()) continue;
+    // Two thin boxes over the same rows (the low and high x-faces) are walked together: the
+    // high face's value in row j and the low face's in row j+1 are a few doubles apart, mostly
+    // in one cache line, so the pair reads (or writes) about half the lines of two passes.
+    const auto partner = std::find_if(host.begin(), host.end(), [&](const PackEntry& p) {
+      return p.pair_lo0 < 0 && p.n[0] < 8 && p.n[0] == e.n[0] && p.n[1] == e.n[1] &&
+             p.n[2] == e.n[2] && p.lo[1] == e.lo[1] && p.lo[2] == e.lo[2];
+    });
+    if (partner != host.end()) {
+      partner->pair_lo0 = e.lo[0];
+      partner->pair_offset = e.offset;
+      continue;
+    }
+    host.push_back(e);
+  }
+  std::int64_t items = 0;
+  for (PackEntry& e : host) {
+    const int nx = std::max(1, e.n[0]);
+    e.rows = int(std::min<std::int64_t>(e.n[1], std::max<std::int64_t>(1, kItemValues / nx)));
+    e.items_per_plane = (e.n[1] + e.rows - 1) / e.rows;
+    e.first_item = items;
+    items += std::int64_t(e.items_per_plane) * e.n[2];
   }
   PackTable t;
   t.items = items;
@@ -155,7 +170,7 @@ void PointToPointHalo::run_table(Field& u, const PackTable& t, bool pack) {
   const Field f = u;
   // One kernel over the work items of all the phase's boxes; an item finds its box by a scan
   // of the (at most 26) entries. Values are stored x fastest per box, boxes one after another,
-  // so the buffer side of every item is one contiguous run.
+  // so the buffer side of every item is one contiguous run (two for a pair of x-faces).
   Kokkos::parallel_for(
       pack ? "miniapp::halo::pack" : "miniapp::halo::unpack",
       Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(0, t.items),
@@ -168,12 +183,31 @@ void PointToPointHalo::run_table(Field& u, const PackTable& t, bool pack) {
         const int j0 = int(l % e.items_per_plane) * e.rows;
         const int j1 = j0 + e.rows < e.n[1] ? j0 + e.rows : e.n[1];
         const int nx = e.n[0];
-        double* p = buf + e.offset + std::int64_t(nx) * (j0 + std::int64_t(e.n[1]) * k);
+        const std::int64_t in_box = std::int64_t(nx) * (j0 + std::int64_t(e.n[1]) * k);
+        double* p = buf + e.offset + in_box;
         double* q = field + f.index(e.lo[0], e.lo[1] + j0, e.lo[2] + k);
         const int rows = j1 - j0;
         // A thin box (an x-face: a few values per row) reads one cache line per row: fetch the
         // lines well ahead, since the hardware prefetchers do not follow a stride of a row.
         constexpr int ahead = 32;
+        if (e.pair_lo0 >= 0) {  // two thin boxes over the same rows, row by row
+          double* p2 = buf + e.pair_offset + in_box;
+          double* q2 = q + (e.pair_lo0 - e.lo[0]);
+          for (int j = 0; j < rows; ++j, p += nx, p2 += nx, q += sy, q2 += sy) {
+            prefetch(q + ahead * sy);
+            prefetch(q2 + ahead * sy);
+            for (int i = 0; i < nx; ++i) {
+              if (pack) {
+                p[i] = q[i];
+                p2[i] = q2[i];
+              } else {
+                q[i] = p[i];
+                q2[i] = p2[i];
+              }
+            }
+          }
+          return;
+        }
         const bool thin = nx < 8;
         if (nx == 1) {  // width 1: one value per row, the buffer side contiguous
           if (pack)

@@ -155,6 +155,10 @@ class PointToPointHalo final : public HaloExchange {
     int items_per_plane;      ///< ceil(n[1] / rows)
     std::int64_t offset;      ///< first value in the phase buffer
     std::int64_t first_item;  ///< first work item of this box among the phase's boxes
+    /// A second thin box over the same rows, walked with this one (-1: none): its x origin
+    /// and its first value in the phase buffer.
+    int pair_lo0 = -1;
+    std::int64_t pair_offset = 0;
   };
   /// Everything one phase packs (or unpacks) in a single kernel.
   struct PackTable {
