@@ -9,8 +9,12 @@
 // a single domain filled dimension by dimension.
 #pragma once
 
+#include <array>
+#include <vector>
+
 #include "box.hpp"
 #include "field.hpp"
+#include "halo_plan.hpp"
 #include "names.hpp"
 
 namespace miniapp {
@@ -26,6 +30,14 @@ inline const char* to_string(Boundary b) { return name_of(kBoundaryNames, b); }
 /// Fill ghosts of `u` on side (0 = low, 1 = high) of dimension d over `span` (local padded
 /// coordinates; its extent along d is ignored). Launches a kernel, does not fence.
 void apply_boundary(Field& u, int d, int side, Boundary kind, double value, const Box& span);
+
+/// Run the fills of `phase` (every fill when phase < 0) in their order, with the kinds of `bc`.
+/// Two consecutive fills of the two sides of one dimension over the same span run as one
+/// kernel: along x a work item then walks rows filling row j's high ghosts and row j+1's low
+/// ones, which share a cache line, instead of two passes over a line per row each. Launches
+/// kernels, does not fence.
+void apply_fills(Field& u, const std::vector<BoundaryFill>& fills, int phase,
+                 const std::array<Boundary, 3>& bc, double value);
 
 /// Local box of the h ghost layers on `side` of dimension d, limited to `span` in the other
 /// dimensions.

@@ -38,16 +38,6 @@ void free_types(std::vector<MPI_Datatype>& types) {
 
 bool two_d_of(const Decomposition& decomp) { return decomp.global()[2] == 1; }
 
-/// Hint that the cache line holding p will be needed soon (no effect where unsupported;
-/// never faults, also past the end of an array).
-KOKKOS_INLINE_FUNCTION void prefetch(const double* p) {
-#if defined(__GNUC__) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
-  __builtin_prefetch(p);
-#else
-  (void)p;
-#endif
-}
-
 }  // namespace
 
 Neighborhood neighborhood_of(const Decomposition& decomp) {
@@ -71,8 +61,7 @@ void HaloExchange::fill_boundaries(Field& u, int phase) {
   const auto in_phase = [phase](const BoundaryFill& f) { return f.phase == phase; };
   if (std::none_of(plan_.fills.begin(), plan_.fills.end(), in_phase)) return;
   ScopedTimer timer(counters_.boundary, "miniapp::halo::boundary", Fence::AtEnd);
-  for (const BoundaryFill& f : plan_.fills)
-    if (in_phase(f)) apply_boundary(u, f.d, f.side, bc_[f.d], bc_value_, f.span);
+  apply_fills(u, plan_.fills, phase, bc_, bc_value_);
 }
 
 void HaloExchange::count_exchange() {

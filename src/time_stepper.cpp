@@ -55,8 +55,7 @@ void TimeStepper::update(const Box& region) {
 
 void TimeStepper::refill_boundaries() {
   ScopedTimer timer(times_.refill, "miniapp::refill", Fence::AtEnd);
-  for (const BoundaryFill& f : refill_)
-    apply_boundary(u_, f.d, f.side, problem_.bc[f.d], problem_.bc_value, f.span);
+  apply_fills(u_, refill_, -1, problem_.bc, problem_.bc_value);
 }
 
 void TimeStepper::exchange_and_update(const Box& region) {
