@@ -262,8 +262,16 @@ set(_nonzero_ms "([1-9][0-9]*\\.[0-9]{3}|0\\.(00[1-9]|0[1-9][0-9]|[1-9][0-9]{2})
 miniapp_add_cli_test(NAME bench_step_packing RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
                      REGEX "^  packing \\(dim-ordered H=1, ms per step\\): pack x/y/z faces ${_nonzero_ms}/${_ms}/${_ms}, unpack ${_nonzero_ms}/${_ms}/${_ms}. [0-9]+\\.[0-9]{2} MB each way, moved at [0-9]+\\.[0-9]{2} of the ordinary copy"
                      ARGS bench step --n 16 --steps 2 --warmup 2 --reps 1 --modes dim-ordered --widths 1)
-set_tests_properties(cli.bench_step_digests cli.bench_step_row cli.bench_step_packing PROPERTIES
-                     FAIL_REGULAR_EXPRESSION "DIFFERS|MISMATCH")
+# Closed dimensions: every candidate also fills the physical-boundary ghosts (the boundary
+# column is measured) and still reaches the baseline's digest (else exit 1 and DIFFERS).
+miniapp_add_cli_test(NAME bench_step_closed RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
+                     REGEX "^  dim-ordered H=1( +${_ms}){6} +${_nonzero_ms} .* baseline$"
+                     ARGS bench step --n 16 --steps 4 --warmup 4 --reps 1 --bc neumann dirichlet periodic)
+set_tests_properties(cli.bench_step_digests cli.bench_step_row cli.bench_step_packing
+                     cli.bench_step_closed PROPERTIES FAIL_REGULAR_EXPRESSION "DIFFERS|MISMATCH")
+miniapp_add_cli_test(NAME bad_bench_step_bc RANKS 1 EXIT 2 ONCE
+                     REGEX "--bc: sideways not in \\{periodic,dirichlet,neumann\\}"
+                     ARGS bench step --n 16 --bc periodic sideways periodic)
 miniapp_add_cli_test(NAME bad_bench_step_steps RANKS 1 EXIT 2 ONCE
                      REGEX "--steps 6 and --warmup 4 must be multiples of every --widths value \\(got 4\\)"
                      ARGS bench step --n 16 --steps 6)

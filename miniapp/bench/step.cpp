@@ -1,7 +1,8 @@
 // miniapp bench step: the whole production time step against the memory roofline, in one run.
 //
 // Every candidate is a TimeStepper (sweep, halo exchange, boundaries: what the time loop runs)
-// on an n^3 block per rank, periodic in every dimension, for each
+// on an n^3 block per rank, periodic in every dimension unless --bc closes some (then every
+// step also fills the physical-boundary ghosts), for each
 //   halo mode x halo width H x temporal blocking (H > 1 only) x overlap
 // that the app accepts. The yardstick is measured in the same run: a STREAM copy of n^3 doubles
 // per rank with ordinary and with streaming stores (stream_copy.hpp), on every rank at once;
@@ -106,13 +107,15 @@ int step(int argc, char** argv, MPI_Comm comm) {
   int n = 256, steps = 8, warmup = 4, reps = 3, stencil = 7;
   std::vector<int> widths{1, 2, 4};
   std::vector<std::string> modes{"dim-ordered", "neighbors26", "neighbor-coll", "faces"};
+  std::vector<std::string> bc_names{"periodic", "periodic", "periodic"};
   std::string json_path;
   CLI::App app{
       "The whole production time step (sweep + halo exchange + boundaries, TimeStepper) for "
       "every halo mode x halo width x temporal blocking x overlap, against the memory bound "
       "(STREAM copy, better of ordinary and streaming stores, / 16 B per cell) measured in the "
-      "same run. Each rank owns an n^3 block, periodic in every dimension. Every candidate "
-      "must reach the baseline's digest (dim-ordered, H=1) bit for bit.",
+      "same run. Each rank owns an n^3 block, periodic in every dimension unless --bc says "
+      "otherwise. Every candidate must reach the baseline's digest (dim-ordered, H=1) bit for "
+      "bit.",
       "miniapp bench step"};
   app.option_defaults()->always_capture_default();
   app.add_option("--n", n, "cells per dimension per rank")->check(CLI::Range(8, 4096));
@@ -127,6 +130,11 @@ int step(int argc, char** argv, MPI_Comm comm) {
   app.add_option("--widths", widths, "halo widths H")->check(CLI::Range(1, 64));
   app.add_option("--modes", modes, "halo modes")
       ->check(CLI::IsMember({"dim-ordered", "neighbors26", "neighbor-coll", "faces"}));
+  app.add_option("--bc", bc_names,
+                 "boundary per dimension X Y Z: periodic|dirichlet|neumann (closed dimensions "
+                 "add the physical-boundary fills to every step; dirichlet value 0)")
+      ->expected(3)
+      ->check(CLI::IsMember({"periodic", "dirichlet", "neumann"}));
   app.add_option("--json", json_path, "write the table as JSON to this file");
   if (const int status = parse_options(app, argc, argv, comm); status >= 0) return status;
   for (int h : widths)
@@ -139,6 +147,8 @@ int step(int argc, char** argv, MPI_Comm comm) {
     }
 
   Config base;
+  for (int d = 0; d < 3; ++d) base.bc[std::size_t(d)] = *value_of(kBoundaryNames, bc_names[d]);
+  const std::string bc_text = bc_names[0] + " " + bc_names[1] + " " + bc_names[2];
   base.stencil = stencil;
   base.dt = stencil == 27 ? 0.2 : 0.1;
   const Index3 dims = resolve_rank_grid(base, nranks);  // only the shape matters here
@@ -188,10 +198,10 @@ int step(int argc, char** argv, MPI_Comm comm) {
   if (rank == 0) {
     std::printf(
         "bench step: %d rank(s) = %d x %d x %d, %d thread(s) each, %d^3 cells per rank (grid "
-        "%d x %d x %d, periodic), %d-point stencil, %d timed steps after %d per round, %d "
+        "%d x %d x %d, %s), %d-point stencil, %d timed steps after %d per round, %d "
         "round(s) (median, slowest rank)\n",
         nranks, dims[0], dims[1], dims[2], Exec().concurrency(), n, base.grid[0], base.grid[1],
-        base.grid[2], stencil, steps, warmup, reps);
+        base.grid[2], bc_text.c_str(), stencil, steps, warmup, reps);
     std::printf(
         "  yardstick: copy %.2f GB/s ordinary, %.2f GB/s streaming (all ranks) -> bound %.4e "
         "cell upd/s\n",
@@ -274,6 +284,7 @@ int step(int argc, char** argv, MPI_Comm comm) {
                       {"rank_grid", dims},
                       {"n_per_rank", n},
                       {"grid", base.grid},
+                      {"bc", bc_names},
                       {"stencil", stencil},
                       {"steps", steps},
                       {"warmup", warmup},
