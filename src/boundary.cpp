@@ -29,12 +29,12 @@ void apply_sides(Field& u, int d, bool low, bool high, Boundary kind, double val
   const std::int64_t stride = d == 0 ? 1 : d == 1 ? f.index(0, 1, 0) : f.index(0, 0, 1);
   const std::int64_t off = shift * stride;
   // Along x each row's ghosts are a cache line of their own: fetch the lines rows ahead.
-  const std::int64_t ahead = d == 0 ? 32 * f.index(0, 1, 0) : 0;
+  const std::int64_t row = d == 0 ? f.index(0, 1, 0) : 0;
   if (kind == Boundary::Dirichlet) {
     for_each_cell(
         "miniapp::boundary::dirichlet", slab, KOKKOS_LAMBDA(int i, int j, int k) {
           const std::int64_t c = f.index(i, j, k);
-          if (ahead != 0) prefetch(p + c + off + ahead);
+          if (row != 0) prefetch_column(p + c + off, row);
           p[c] = value;
           if (off != 0) p[c + off] = value;
         });
@@ -48,7 +48,7 @@ void apply_sides(Field& u, int d, bool low, bool high, Boundary kind, double val
       "miniapp::boundary::neumann", slab, KOKKOS_LAMBDA(int i, int j, int k) {
         const int g = d == 0 ? i : d == 1 ? j : k;
         const std::int64_t c = f.index(i, j, k);
-        if (ahead != 0) prefetch(p + c + off + ahead);
+        if (row != 0) prefetch_column(p + c + off, row);
         p[c] = p[c + (first_mirror - 2 * g) * stride];
         if (off != 0) p[c + off] = p[c + off + (high_mirror - 2 * (g + shift)) * stride];
       });

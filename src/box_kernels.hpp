@@ -13,15 +13,26 @@
 
 namespace miniapp {
 
-/// Hint that the cache line holding p will be needed soon (no effect where unsupported;
-/// never faults, also past the end of an array). Kernels that walk a box thin in x (a value
-/// or a few per row, a row apart) use it: the hardware prefetchers do not follow that stride.
+/// Hint that the cache line holding p will be needed soon, into the L1 (`CacheLevel::L1`) or only
+/// the L2. No effect where unsupported; never faults, also past the end of an array.
+enum class CacheLevel { L1, L2 };
+template <CacheLevel L = CacheLevel::L1>
 KOKKOS_INLINE_FUNCTION void prefetch(const double* p) {
 #if defined(__GNUC__) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
-  __builtin_prefetch(p);
+  __builtin_prefetch(p, 0, L == CacheLevel::L1 ? 3 : 2);
 #else
   (void)p;
 #endif
+}
+
+/// For a walk down a column of rows `row` doubles apart, p the current one: a box thin in x
+/// (the x-faces of halos and boundaries) costs a cache line per value, and the hardware
+/// prefetchers do not follow that stride. Fetching only into the L1 leaves the walk bound by
+/// the L1's few outstanding misses; lines fetched far ahead into the L2, and from there near
+/// ahead into the L1, keep many more in flight (measured: the x-face pack took half the time).
+KOKKOS_INLINE_FUNCTION void prefetch_column(const double* p, std::int64_t row) {
+  prefetch<CacheLevel::L2>(p + 128 * row);
+  prefetch(p + 16 * row);
 }
 
 /// Run f(i, j, k) for every cell of box b (local padded coordinates). A work item is a run of

@@ -176,15 +176,13 @@ void PointToPointHalo::run_table(Field& u, const PackTable& t, bool pack) {
         double* p = buf + e.offset + in_box;
         double* q = field + f.index(e.lo[0], e.lo[1] + j0, e.lo[2] + k);
         const int rows = j1 - j0;
-        // A thin box (an x-face: a few values per row) reads one cache line per row: fetch the
-        // lines well ahead, since the hardware prefetchers do not follow a stride of a row.
-        constexpr int ahead = 32;
+        // A thin box (an x-face: a few values per row) reads one cache line per row.
         if (e.pair_lo0 >= 0) {  // two thin boxes over the same rows, row by row
           double* p2 = buf + e.pair_offset + in_box;
           double* q2 = q + (e.pair_lo0 - e.lo[0]);
           for (int j = 0; j < rows; ++j, p += nx, p2 += nx, q += sy, q2 += sy) {
-            prefetch(q + ahead * sy);
-            prefetch(q2 + ahead * sy);
+            prefetch_column(q, sy);
+            prefetch_column(q2, sy);
             for (int i = 0; i < nx; ++i) {
               if (pack) {
                 p[i] = q[i];
@@ -201,22 +199,22 @@ void PointToPointHalo::run_table(Field& u, const PackTable& t, bool pack) {
         if (nx == 1) {  // width 1: one value per row, the buffer side contiguous
           if (pack)
             for (int j = 0; j < rows; ++j) {
-              prefetch(q + (j + ahead) * sy);
+              prefetch_column(q + j * sy, sy);
               p[j] = q[j * sy];
             }
           else
             for (int j = 0; j < rows; ++j) {
-              prefetch(q + (j + ahead) * sy);
+              prefetch_column(q + j * sy, sy);
               q[j * sy] = p[j];
             }
         } else if (pack) {
           for (int j = 0; j < rows; ++j, p += nx, q += sy) {
-            if (thin) prefetch(q + ahead * sy);
+            if (thin) prefetch_column(q, sy);
             for (int i = 0; i < nx; ++i) p[i] = q[i];
           }
         } else {
           for (int j = 0; j < rows; ++j, p += nx, q += sy) {
-            if (thin) prefetch(q + ahead * sy);
+            if (thin) prefetch_column(q, sy);
             for (int i = 0; i < nx; ++i) q[i] = p[i];
           }
         }
