@@ -61,7 +61,9 @@ HaloWidthChoice choose_halo_width(const Config& config, const Roofline* roofline
   in.memory_rate = copy.bound() / nranks;
   // The full default sample (a few ms): with fewer, one disturbed sample on one rank halved the
   // rate and the choice fell back to plain sweeps.
-  in.cache_rate = reduce_stat(in_cache_sweep_rate(config.stencil), comm).min;
+  // Blocked rounds run the line kernels (the plain 27-point sweep shares more between lines).
+  in.cache_rate =
+      reduce_stat(in_cache_sweep_rate(config.stencil, 30, InCacheKernels::Lines), comm).min;
   {
     // The plain sweep of this block, from memory as in the run (its own pair of fields, freed
     // before the run's are allocated).

@@ -1,6 +1,10 @@
 #include "stencil.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
 #include <vector>
 
 #include "box_kernels.hpp"
@@ -33,10 +37,113 @@ void sweep_lines(const char* label, const Field& u, const Box& region, SweepStor
     for_each_line_blocked(label, region, u.ext()[0], make_line(mode));
 }
 
-}  // namespace
+#if defined(MINIAPP_HAVE_AVX512_LINES)
+/// Shortest runs of planes and rows the shared 27-point sweep takes: each run computes the
+/// second differences of two planes (rows) beyond it.
+constexpr int kMinRun = 4;
 
-void apply_stencil(int points, const Field& u, Field& v, const Box& region, const Coefficients& a,
-                   bool flat_z, SweepStores stores) {
+/// Memory for the 27-point sweep's second differences, kept from sweep to sweep: the sweep runs
+/// every step, and fresh memory would be faulted in page by page each time. Zeroed once, so the
+/// lanes beyond a row's end that line27_rows loads (and never uses) are initialised.
+double* sweep_scratch(std::size_t doubles) {
+  static std::unique_ptr<double[], void (*)(void*)> buffer(nullptr, std::free);
+  static std::size_t size = 0;
+  if (doubles > size) {
+    const std::size_t bytes = (doubles * sizeof(double) + 63) / 64 * 64;
+    buffer.reset(static_cast<double*>(std::aligned_alloc(64, bytes)));
+    if (!buffer) throw std::bad_alloc();
+    std::memset(buffer.get(), 0, bytes);
+    size = doubles;
+  }
+  return buffer.get();
+}
+
+/// The 27-point sweep with every second difference computed once. Its expression is nine
+/// second differences along each dimension, and each of them is shared by nine cells (the x
+/// one of line (j, k) by the lines j-1..j+1 of planes k-1..k+1, and so on). A line kernel
+/// recomputes 26 of the 27 per cell; here each thread marches tiles of rows up through its
+/// planes, keeps the x and y second differences of three planes and the z ones of the current
+/// plane in a scratch that stays in its L2, and line27_rows sums them. Tried and slower: tiles
+/// along x (so that the scratch rows stay in the L1) and producing each row just before the
+/// lines that read it first.
+void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficients& a) {
+  const int nx = region.extent(0), ny = region.extent(1), nz = region.extent(2);
+  const std::int64_t sy = u.ext()[0], sz = sy * u.ext()[1];
+  const int threads = Exec().concurrency();
+  // A scratch row holds x in [-8, n + 8) on whole 64-byte lines, x = 0 on a line boundary.
+  const std::int64_t width = (nx + 7) / 8 * 8 + 16;
+  // Seven scratch rows and about four rows of the fields per row of a tile in half an L2.
+  const std::int64_t l2_share = std::int64_t{512} * 1024;
+  const std::int64_t bytes_per_row = std::int64_t{11} * std::int64_t(sizeof(double)) * width;
+  const int rows_max = int(std::clamp<std::int64_t>(l2_share / bytes_per_row, 4, ny));
+  // Each thread takes its own run of planes where there are enough of them (the plane order
+  // of for_each_line, which first-touches the fields); a run starts by computing two planes
+  // it does not update, so runs are at least kMinRun planes long, and tiles of rows make up
+  // the work items that are missing then.
+  const int chunks = std::clamp(nz / kMinRun, 1, threads);
+  int tiles = std::max((ny + rows_max - 1) / rows_max,
+                       std::min((threads + chunks - 1) / chunks, ny / kMinRun));
+  const int rows = (ny + tiles - 1) / tiles;
+  tiles = (ny + rows - 1) / rows;
+  const std::int64_t pieces = std::int64_t(tiles) * chunks;
+  const std::int64_t plane = (rows + 2) * width;  // one scratch plane: rows j0-1..j1
+  const std::int64_t per_thread = 7 * plane;      // x and y of three planes, z of one
+  double* const scratch = sweep_scratch(std::size_t(per_thread * threads));
+  const double* up = u.data();
+  double* vp = v.data();
+  const Field f = u;
+  const Index3 lo = region.lo;
+  const double ax = a.ax, ay = a.ay, az = a.az;
+  Kokkos::parallel_for(
+      "miniapp::stencil::27pt",
+      Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(0, threads),
+      KOKKOS_LAMBDA(const int t) {
+        double* const mine = scratch + t * per_thread;
+        // Scratch plane s (0-2: x, 3-5: y, 6: z); row r = j - (j0 - 1), x = 0 at 8.
+        const auto row = [&](int s, int r) { return mine + s * plane + r * width + 8; };
+        for (std::int64_t piece = pieces * t / threads; piece < pieces * (t + 1) / threads;
+             ++piece) {
+          const int j0 = lo[1] + int(piece % tiles) * rows;
+          const int j1 = std::min(lo[1] + ny, j0 + rows);
+          const auto kr = block_range(nz, chunks, int(piece / tiles));
+          const int k0 = lo[2] + kr[0], k1 = lo[2] + kr[1];
+          // Row j's second differences: along x and y of plane kk into ring slot
+          // (kk - k0 + 1) % 3 (y only for the rows of the tile), and if with_z along z of
+          // plane kk - 1.
+          const auto produce = [&](int kk, bool with_z) {
+            const int s = (kk - k0 + 1) % 3;
+            for (int j = j0 - 1; j <= j1; ++j) {
+              const int r = j - j0 + 1;
+              avx512::second_differences_row(up + f.index(lo[0], j, kk), sy, sz, nx, row(s, r),
+                                             j >= j0 && j < j1 ? row(3 + s, r) : nullptr,
+                                             with_z ? row(6, r) : nullptr);
+            }
+          };
+          produce(k0 - 1, false);
+          produce(k0, false);
+          for (int k = k0; k < k1; ++k) {
+            produce(k + 1, true);
+            for (int j = j0; j < j1; ++j) {
+              const int r = j - j0 + 1;
+              const int below = (k - k0) % 3, here = (k - k0 + 1) % 3, above = (k - k0 + 2) % 3;
+              const double* const dx[3][3] = {
+                  {row(below, r - 1), row(below, r), row(below, r + 1)},
+                  {row(here, r - 1), row(here, r), row(here, r + 1)},
+                  {row(above, r - 1), row(above, r), row(above, r + 1)}};
+              const double* const dy[3] = {row(3 + below, r), row(3 + here, r), row(3 + above, r)};
+              const double* const dz[3] = {row(6, r - 1), row(6, r), row(6, r + 1)};
+              const std::int64_t base = f.index(lo[0], j, k);
+              avx512::line27_rows(up + base, vp + base, nx, sy, sz, dx, dy, dz, ax, ay, az);
+            }
+          }
+        }
+      });
+}
+#endif
+
+/// The sweep as line kernels, line by line.
+void apply_lines(int points, const Field& u, Field& v, const Box& region, const Coefficients& a,
+                 bool flat_z, SweepStores stores) {
   const int nx = region.extent(0), x0 = region.lo[0];
   const std::int64_t sy = u.ext()[0];
   const std::int64_t sz = flat_z ? 0 : std::int64_t(u.ext()[0]) * u.ext()[1];
@@ -53,7 +160,23 @@ void apply_stencil(int points, const Field& u, Field& v, const Box& region, cons
               });
 }
 
-double in_cache_sweep_rate(int points, int reps) {
+}  // namespace
+
+void apply_stencil(int points, const Field& u, Field& v, const Box& region, const Coefficients& a,
+                   bool flat_z, SweepStores stores) {
+#if defined(MINIAPP_HAVE_AVX512_LINES)
+  // Regions thinner than a few planes or rows (the shells of an overlapped step) and 2D
+  // problems take the line kernel: there is little to share.
+  if (points == 27 && !flat_z && region.extent(0) >= 16 && region.extent(1) >= kMinRun &&
+      region.extent(2) >= kMinRun) {
+    sweep27_shared(u, v, region, a);
+    return;
+  }
+#endif
+  apply_lines(points, u, v, region, a, flat_z, stores);
+}
+
+double in_cache_sweep_rate(int points, int reps, InCacheKernels kernels) {
   // 256-cell lines as in production, 8 rows per thread and 16 planes: about 0.5 MiB per
   // thread for both fields. Each sample times 10 sweeps, so the launches weigh little.
   const int threads = Exec().concurrency();
@@ -70,7 +193,10 @@ double in_cache_sweep_rate(int points, int reps) {
   for (int r = -3; r < std::max(1, reps); ++r) {
     Kokkos::Timer timer;
     for (int s = 0; s < sweeps; ++s) {
-      apply_stencil(points, u, v, region, a, false);
+      if (kernels == InCacheKernels::Lines)
+        apply_lines(points, u, v, region, a, false, SweepStores::Auto);
+      else
+        apply_stencil(points, u, v, region, a, false);
       Kokkos::fence();
     }
     if (r >= 0) seconds.push_back(timer.seconds() / sweeps);

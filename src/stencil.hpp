@@ -32,12 +32,18 @@ bool sweep_streams_from_memory(const Box& owned);
 void apply_stencil(int points, const Field& u, Field& v, const Box& region, const Coefficients& a,
                    bool flat_z, SweepStores stores = SweepStores::Auto);
 
+/// The kernels in_cache_sweep_rate times: the plain sweep's (apply_stencil), or the line kernels
+/// alone, which temporal blocking's rounds run (the 27-point plain sweep shares second
+/// differences between lines; a line kernel cannot).
+enum class InCacheKernels { Sweep, Lines };
+
 /// Cell updates/s of the `points`-point sweep when its data stays in cache: a block of long
 /// x-lines small enough for each thread's share to sit in its L2, swept `reps` times after a
 /// warm-up (median). The arithmetic side of the sweep's cost, as the STREAM yardstick is the
 /// memory side; temporal blocking's model (choose_blocking) takes both. Not collective;
 /// allocates two small fields, fences.
-double in_cache_sweep_rate(int points, int reps = 30);
+double in_cache_sweep_rate(int points, int reps = 30,
+                           InCacheKernels kernels = InCacheKernels::Sweep);
 
 /// Copy v = u on `region` with the loop structure, order and stores a sweep of these fields
 /// would use (for the bandwidth benchmark: what the sweep's access pattern allows without its

@@ -40,17 +40,23 @@ inline constexpr OpCount kLine7Ops{9, 4};
 /// The vector 27-point line: the x second differences of nine lines (18 + 9), the y and z ones
 /// shared across x (6 + 3 each), three smoothings (8 + 3 each), the sum (3 + 3).
 inline constexpr OpCount kLine27Ops{57, 27};
+/// The 27-point sweep that shares second differences between lines (apply_stencil on regions
+/// of a few rows and planes or more): each cell's three second differences once (6 + 2: 2*c
+/// is shared by x and y), the three smoothings (24 + 9) and the sum (3 + 3). The rows and
+/// planes just beyond a tile's are computed too, a few per cent more.
+inline constexpr OpCount kSweep27Ops{33, 14};
 #else
 /// The portable 27-point line as written (the compiler may share a few terms between cells).
 inline constexpr OpCount kLine27Ops{81, 39};
+inline constexpr OpCount kSweep27Ops = kLine27Ops;
 #endif
 /// The fewest the 27-point expression allows, even with every partial result shared between
 /// cells: each cell's three second differences once (6 + 1), the three smoothings (24 + 9;
 /// their sums are left to right, so no partial sum is common to two cells) and the sum (3 + 3).
 inline constexpr OpCount kLeast27Ops{33, 13};
 
-/// The operations per cell update of the `points`-point line kernel of this build.
-inline constexpr OpCount line_ops(int points) { return points == 27 ? kLine27Ops : kLine7Ops; }
+/// The operations per cell update of the plain `points`-point sweep of this build.
+inline constexpr OpCount sweep_ops(int points) { return points == 27 ? kSweep27Ops : kLine7Ops; }
 
 /// Lines shorter than one vector (the x faces of an overlapped step's shell: one cell per row)
 /// take the portable loop: the vector kernels' masked 8-lane loads and stores cost 2-3 times

@@ -188,7 +188,7 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
         "%.3e mixed/s\n",
         slowest.adds, slowest.muls, slowest.mixed);
     for (int p : stencils) {
-      const OpCount ops = line_ops(p);
+      const OpCount ops = sweep_ops(p);
       const double ceiling = arithmetic_ceiling(slowest, ops.adds, ops.muls) * threads;
       std::printf(
           "  arithmetic ceiling (per rank): %dpt %d adds + %d muls per cell -> %.4e cell upd/s "
