@@ -9,7 +9,8 @@
 // thread, than the slowest of A / adds, M / muls and (A + M) / mixed: cores with separate add
 // and multiply ports (AMD Zen) are bound by the first two, cores whose ports do both (Intel)
 // by the third. Counting the operations is the kernel's business (stencil_line.hpp).
-// Kernels only: nothing here calls MPI.
+// The same file measures how fast a thread reads from its L2, the ceiling of kernels whose
+// operands come from there. Kernels only: nothing here calls MPI.
 #pragma once
 
 namespace miniapp {
@@ -19,6 +20,10 @@ struct CoreRates {
   double adds = 0;   ///< additions (and subtractions) alone
   double muls = 0;   ///< multiplications alone
   double mixed = 0;  ///< additions and multiplications interleaved one to one
+  /// Bytes per second a thread reads from its L2: a 256 KiB buffer (larger than an L1, within
+  /// an L2) summed again and again by 16 independent 8-wide chains. A kernel whose data
+  /// outgrows the L1 between reuses (a sweep's scratch rows) loads at most this fast.
+  double l2_reads = 0;
 };
 
 /// Measure the rates for about `seconds` in all (three runs of each kind on every thread).

@@ -164,8 +164,9 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
   // And what the cores could do: the in-cache rate against the add/multiply ceiling.
   const CoreRates core = measure_core_rates();
   const double adds = reduce_stat(core.adds, comm).min, muls = reduce_stat(core.muls, comm).min,
-               mixed = reduce_stat(core.mixed, comm).min;
-  const CoreRates slowest{adds, muls, mixed};
+               mixed = reduce_stat(core.mixed, comm).min,
+               l2_reads = reduce_stat(core.l2_reads, comm).min;
+  const CoreRates slowest{adds, muls, mixed, l2_reads};
   const int threads = Exec().concurrency();
   const std::size_t nk = kernels.size();
   const double bound = std::max(bandwidth(kernels[nk - 1]), bandwidth(kernels[nk - 2]));
@@ -187,6 +188,10 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
         "  arithmetic (per thread, slowest rank's median thread): %.3e adds/s, %.3e muls/s, "
         "%.3e mixed/s\n",
         slowest.adds, slowest.muls, slowest.mixed);
+    std::printf(
+        "  L2 reads (per thread, slowest rank's median thread): %.1f GB/s (a 256 KiB buffer "
+        "read again and again)\n",
+        slowest.l2_reads / 1e9);
     for (int p : stencils) {
       const OpCount ops = sweep_ops(p);
       const double ceiling = arithmetic_ceiling(slowest, ops.adds, ops.muls) * threads;
