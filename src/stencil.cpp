@@ -43,19 +43,23 @@ void sweep_lines(const char* label, const Field& u, const Box& region, SweepStor
 constexpr int kMinRun = 4;
 
 /// Memory for the 27-point sweep's second differences, kept from sweep to sweep: the sweep runs
-/// every step, and fresh memory would be faulted in page by page each time. Zeroed once, so the
-/// lanes beyond a row's end that line27_rows loads (and never uses) are initialised.
-double* sweep_scratch(std::size_t doubles) {
+/// every step, and fresh memory would be faulted in page by page each time. `fresh` when just
+/// allocated: each thread then zeroes its own part first (so that its pages are first touched
+/// near it, and the lanes beyond a row's end that line27_rows loads, and never uses, are
+/// initialised).
+struct SweepScratch {
+  double* data = nullptr;
+  bool fresh = false;
+};
+SweepScratch sweep_scratch(std::size_t doubles) {
   static std::unique_ptr<double[], void (*)(void*)> buffer(nullptr, std::free);
   static std::size_t size = 0;
-  if (doubles > size) {
-    const std::size_t bytes = (doubles * sizeof(double) + 63) / 64 * 64;
-    buffer.reset(static_cast<double*>(std::aligned_alloc(64, bytes)));
-    if (!buffer) throw std::bad_alloc();
-    std::memset(buffer.get(), 0, bytes);
-    size = doubles;
-  }
-  return buffer.get();
+  if (doubles <= size) return {buffer.get(), false};
+  const std::size_t bytes = (doubles * sizeof(double) + 63) / 64 * 64;
+  buffer.reset(static_cast<double*>(std::aligned_alloc(64, bytes)));
+  if (!buffer) throw std::bad_alloc();
+  size = doubles;
+  return {buffer.get(), true};
 }
 
 /// The 27-point sweep with every second difference computed once. Its expression is nine
@@ -88,7 +92,7 @@ void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficie
   const std::int64_t pieces = std::int64_t(tiles) * chunks;
   const std::int64_t plane = (rows + 2) * width;  // one scratch plane: rows j0-1..j1
   const std::int64_t per_thread = 7 * plane;      // x and y of three planes, z of one
-  double* const scratch = sweep_scratch(std::size_t(per_thread * threads));
+  const SweepScratch scratch = sweep_scratch(std::size_t(per_thread * threads));
   const double* up = u.data();
   double* vp = v.data();
   const Field f = u;
@@ -98,7 +102,8 @@ void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficie
       "miniapp::stencil::27pt",
       Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(0, threads),
       KOKKOS_LAMBDA(const int t) {
-        double* const mine = scratch + t * per_thread;
+        double* const mine = scratch.data + t * per_thread;
+        if (scratch.fresh) std::fill(mine, mine + per_thread, 0.0);
         // Scratch plane s (0-2: x, 3-5: y, 6: z); row r = j - (j0 - 1), x = 0 at 8.
         const auto row = [&](int s, int r) { return mine + s * plane + r * width + 8; };
         for (std::int64_t piece = pieces * t / threads; piece < pieces * (t + 1) / threads;
