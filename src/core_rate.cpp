@@ -44,21 +44,30 @@ double chains(std::int64_t iterations, double seed, double& sink) {
   return seconds;
 }
 
-/// Doubles per second of operation K on every thread at once (each thread times its own
-/// chains); the median thread.
-template <Op K>
-double rate_on_all_threads(std::int64_t iterations) {
+/// Seconds of the median thread when every thread at once runs timed(t, sink) (which times its
+/// own work and leaves a result in sink so that nothing is optimised away).
+template <class Timed>
+double median_seconds_on_all_threads(const char* label, const Timed& timed) {
   const int threads = Exec().concurrency();
   Kokkos::View<double*, Kokkos::HostSpace> seconds("miniapp::core_rate::seconds",
                                                    std::size_t(threads));
   Kokkos::View<double*, Kokkos::HostSpace> sink("miniapp::core_rate::sink", std::size_t(threads));
   Kokkos::parallel_for(
-      "miniapp::core_rate", Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(0, threads),
-      KOKKOS_LAMBDA(const int t) { seconds(t) = chains<K>(iterations, double(t), sink(t)); });
+      label, Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(0, threads),
+      KOKKOS_LAMBDA(const int t) { seconds(t) = timed(t, sink(t)); });
   Kokkos::fence();
   std::vector<double> s(seconds.data(), seconds.data() + threads);
   std::sort(s.begin(), s.end());
-  const double median = s[s.size() / 2];
+  return s[s.size() / 2];
+}
+
+/// Doubles per second of operation K on every thread at once (each thread times its own
+/// chains); the median thread.
+template <Op K>
+double rate_on_all_threads(std::int64_t iterations) {
+  const double median = median_seconds_on_all_threads(
+      "miniapp::core_rate",
+      [iterations](int t, double& sink) { return chains<K>(iterations, double(t), sink); });
   return median > 0 ? 10.0 * 8.0 * double(iterations) / median : 0.0;
 }
 
@@ -97,24 +106,14 @@ double l2_passes(const V8* buffer, std::int64_t passes, double& sink) {
 /// Bytes per second each thread reads from its own L2 buffer, every thread at once; the
 /// median thread.
 double l2_rate_on_all_threads(std::int64_t passes) {
-  const int threads = Exec().concurrency();
-  Kokkos::View<double*, Kokkos::HostSpace> seconds("miniapp::core_rate::seconds",
-                                                   std::size_t(threads));
-  Kokkos::View<double*, Kokkos::HostSpace> sink("miniapp::core_rate::sink", std::size_t(threads));
-  Kokkos::parallel_for(
-      "miniapp::core_rate::l2",
-      Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(0, threads),
-      KOKKOS_LAMBDA(const int t) {
+  const double median =
+      median_seconds_on_all_threads("miniapp::core_rate::l2", [passes](int, double& sink) {
         // First touched and then read by the thread itself: its own core's L2.
         std::vector<V8> buffer(std::size_t(kL2Doubles / 8));
         for (std::size_t i = 0; i < buffer.size(); ++i) buffer[i] = V8{} + 1e-9 * double(i % 97);
-        l2_passes(buffer.data(), 1, sink(t));  // warm: the buffer in the L2
-        seconds(t) = l2_passes(buffer.data(), passes, sink(t));
+        l2_passes(buffer.data(), 1, sink);  // warm: the buffer in the L2
+        return l2_passes(buffer.data(), passes, sink);
       });
-  Kokkos::fence();
-  std::vector<double> s(seconds.data(), seconds.data() + threads);
-  std::sort(s.begin(), s.end());
-  const double median = s[s.size() / 2];
   return median > 0 ? double(kL2Doubles) * 8.0 * double(passes) / median : 0.0;
 }
 

@@ -177,6 +177,25 @@ inline __m512d smoothed_shifted(const __m512d (&prev)[3], const __m512d (&cur)[3
   return smoothed(cur[1], lo[1], hi[1], cur[0], cur[2], lo[0], hi[0], lo[2], hi[2]);
 }
 
+/// The rest of the 27-point update of the 8 cells at c once Lx is known: Ly from the y second
+/// differences B(dz) and Lz from the z ones C(dy) (each the vectors before, at and after x),
+/// c + ax Lx + ay Ly + az Lz left to right into out; then the vectors after x become the
+/// current ones.
+inline void finish27(const double* c, double* out, __m512d lx, __m512d (&bp)[3], __m512d (&bc)[3],
+                     const __m512d (&bn)[3], __m512d (&cp)[3], __m512d (&cc)[3],
+                     const __m512d (&cn)[3], __m512d ax, __m512d ay, __m512d az) {
+  const __m512d ly = smoothed_shifted(bp, bc, bn);
+  const __m512d lz = smoothed_shifted(cp, cc, cn);
+  __m512d r = _mm512_add_pd(_mm512_loadu_pd(c), _mm512_mul_pd(ax, lx));
+  r = _mm512_add_pd(r, _mm512_mul_pd(ay, ly));
+  r = _mm512_add_pd(r, _mm512_mul_pd(az, lz));
+  _mm512_storeu_pd(out, r);
+  for (int d = 0; d < 3; ++d) {
+    bp[d] = bc[d], bc[d] = bn[d];
+    cp[d] = cc[d], cc[d] = cn[d];
+  }
+}
+
 /// One x-line of the 27-point update. The y and z second differences of the centre column
 /// (B(dz) along y of the lines (j, k+dz), C(dy) along z of the lines (j+dy, k)) are computed
 /// once per position and lane-shifted to x-1 and x+1, where the plain loop evaluates them three
@@ -234,16 +253,7 @@ inline void line27(const double* __restrict c, double* __restrict out, int n, st
       };
       const __m512d lx = smoothed(dx(0, 0), dx(-1, 0), dx(1, 0), dx(0, -1), dx(0, 1), dx(-1, -1),
                                   dx(1, -1), dx(-1, 1), dx(1, 1));
-      const __m512d ly = smoothed_shifted(bp, bc, bn);
-      const __m512d lz = smoothed_shifted(cp, cc, cn);
-      __m512d r = _mm512_add_pd(_mm512_loadu_pd(c + i), _mm512_mul_pd(ax, lx));
-      r = _mm512_add_pd(r, _mm512_mul_pd(ay, ly));
-      r = _mm512_add_pd(r, _mm512_mul_pd(az, lz));
-      _mm512_storeu_pd(out + i, r);
-      for (int d = 0; d < 3; ++d) {
-        bp[d] = bc[d], bc[d] = bn[d];
-        cp[d] = cc[d], cc[d] = cn[d];
-      }
+      finish27(c + i, out + i, lx, bp, bc, bn, cp, cc, cn, ax, ay, az);
     }
   }
   for (; i < n; i += 8) edge(i, n - i < 8 ? n - i : 8);
@@ -328,16 +338,7 @@ inline void line27_rows(const double* __restrict c, double* __restrict out, int 
     const auto at = [&](int p, int q) { return _mm512_load_pd(dx[q + 1][p + 1] + i); };
     const __m512d lx = smoothed(at(0, 0), at(-1, 0), at(1, 0), at(0, -1), at(0, 1), at(-1, -1),
                                 at(1, -1), at(-1, 1), at(1, 1));
-    const __m512d ly = smoothed_shifted(bp, bc, bn);
-    const __m512d lz = smoothed_shifted(cp, cc, cn);
-    __m512d r = _mm512_add_pd(_mm512_loadu_pd(c + i), _mm512_mul_pd(ax, lx));
-    r = _mm512_add_pd(r, _mm512_mul_pd(ay, ly));
-    r = _mm512_add_pd(r, _mm512_mul_pd(az, lz));
-    _mm512_storeu_pd(out + i, r);
-    for (int d = 0; d < 3; ++d) {
-      bp[d] = bc[d], bc[d] = bn[d];
-      cp[d] = cc[d], cc[d] = cn[d];
-    }
+    finish27(c + i, out + i, lx, bp, bc, bn, cp, cc, cn, ax, ay, az);
   }
   if (i < n) update27_masked(c, out, i, n - i, sy, sz, sz, ax, ay, az, two);
 }

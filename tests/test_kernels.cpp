@@ -29,6 +29,29 @@ std::vector<double> random_values(std::size_t n, unsigned seed) {
   return v;
 }
 
+/// The `points`-point update of `region` by the portable loop, line by line, in an array shaped
+/// like u's padded box (zero outside the region).
+std::vector<double> portable_sweep(int points, const Field& u, const Box& region,
+                                   const Coefficients& a) {
+  const std::int64_t sy = u.ext()[0], sz = std::int64_t(u.ext()[0]) * u.ext()[1];
+  std::vector<double> ref(std::size_t(u.padded().count()), 0.0);
+  for (int k = region.lo[2]; k < region.hi[2]; ++k)
+    for (int j = region.lo[1]; j < region.hi[1]; ++j) {
+      const std::int64_t b = u.index(region.lo[0], j, k);
+      (points == 7 ? line7_portable : line27_portable)(
+          u.data() + b, ref.data() + b, region.extent(0), sy, sz, sz, a.ax, a.ay, a.az);
+    }
+  return ref;
+}
+
+/// Cells of v (whole padded box) whose bits differ from ref's.
+std::int64_t differing_cells(const Field& v, const std::vector<double>& ref) {
+  std::int64_t differ = 0;
+  for (std::int64_t i = 0; i < v.padded().count(); ++i)
+    differ += !same_bits(v.data()[i], ref[std::size_t(i)]);
+  return differ;
+}
+
 TEST(LineKernels, EqualThePortableLoopsForEveryLengthAlignmentAndMode) {
   // A 3D array with odd strides; lines of every length 1..80 at every alignment of the start.
   // planes: 0 = an ordinary array, 1 = 2D (z reads the cell itself), 2 = the plane above
@@ -74,24 +97,13 @@ TEST(LineKernels, SweepsFromMemoryAreBitIdenticalWithEitherStores) {
   fill_zero(v);
   const Coefficients a{0.1, 0.08, 0.06};
   const Box region = u.interior();
-  const std::int64_t sy = u.ext()[0], sz = std::int64_t(u.ext()[0]) * u.ext()[1];
   for (int points : {7, 27}) {
-    // The reference: the portable loop, line by line.
-    std::vector<double> ref(std::size_t(u.padded().count()), 0.0);
-    for (int k = region.lo[2]; k < region.hi[2]; ++k)
-      for (int j = region.lo[1]; j < region.hi[1]; ++j) {
-        const std::int64_t b = u.index(region.lo[0], j, k);
-        (points == 7 ? line7_portable : line27_portable)(
-            u.data() + b, ref.data() + b, region.extent(0), sy, sz, sz, a.ax, a.ay, a.az);
-      }
+    const std::vector<double> ref = portable_sweep(points, u, region, a);
     for (SweepStores stores : {SweepStores::Auto, SweepStores::Ordinary, SweepStores::Streaming}) {
       fill_zero(v);
       apply_stencil(points, u, v, region, a, false, stores);
       Kokkos::fence();
-      std::int64_t differ = 0;
-      for (std::int64_t i = 0; i < u.padded().count(); ++i)
-        differ += !same_bits(v.data()[i], ref[i]);
-      EXPECT_EQ(differ, 0) << points << "-point, stores " << int(stores);
+      EXPECT_EQ(differing_cells(v, ref), 0) << points << "-point, stores " << int(stores);
     }
   }
 }
@@ -109,7 +121,6 @@ TEST(LineKernels, CachedSweepsAreBitIdenticalOnEveryRegionShape) {
   ic.seed = 5;
   fill_initial(u, ic);
   const Coefficients a{0.1, 0.08, 0.06};
-  const std::int64_t sy = u.ext()[0], sz = std::int64_t(u.ext()[0]) * u.ext()[1];
   const Box in = u.interior();
   const auto sub = [&](Index3 offset, Index3 extent) {
     Box b;
@@ -132,21 +143,12 @@ TEST(LineKernels, CachedSweepsAreBitIdenticalOnEveryRegionShape) {
   };
   for (int points : {7, 27})
     for (const Box& region : regions) {
-      std::vector<double> ref(std::size_t(u.padded().count()), 0.0);
-      for (int k = region.lo[2]; k < region.hi[2]; ++k)
-        for (int j = region.lo[1]; j < region.hi[1]; ++j) {
-          const std::int64_t b = u.index(region.lo[0], j, k);
-          (points == 7 ? line7_portable : line27_portable)(
-              u.data() + b, ref.data() + b, region.extent(0), sy, sz, sz, a.ax, a.ay, a.az);
-        }
       fill_zero(v);
       apply_stencil(points, u, v, region, a, false);
       Kokkos::fence();
-      std::int64_t differ = 0;
-      for (std::int64_t i = 0; i < u.padded().count(); ++i)
-        differ += !same_bits(v.data()[i], ref[i]);
-      EXPECT_EQ(differ, 0) << points << "-point, region extents " << region.extent(0) << " x "
-                           << region.extent(1) << " x " << region.extent(2);
+      EXPECT_EQ(differing_cells(v, portable_sweep(points, u, region, a)), 0)
+          << points << "-point, region extents " << region.extent(0) << " x " << region.extent(1)
+          << " x " << region.extent(2);
     }
 }
 
