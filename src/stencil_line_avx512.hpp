@@ -313,8 +313,9 @@ inline void second_differences_row(const double* c, std::int64_t sy, std::int64_
 /// x second differences of the line (j+p, k+q) for x in [0, n); dy[q+1]: the y ones of the
 /// line (j, k+q), dz[p+1]: the z ones of (j+p, k), both for x in [-1, n]. All of them on
 /// 64-byte lines at x = 0 and readable to x = n + 7 (the lanes beyond n are loaded, never
-/// used). The same values in the same order as line27: 33 instead of 57 additions per cell
-/// (the second differences are 2 each instead of 26), and the scratch loads are aligned.
+/// used). The same values in the same order as line27, with 33 instead of 57 additions per
+/// cell: a cell's share of the second differences is 6 additions here, 30 in line27. The
+/// scratch loads are aligned.
 inline void line27_rows(const double* __restrict c, double* __restrict out, int n, std::int64_t sy,
                         std::int64_t sz, const double* const (&dx)[3][3],
                         const double* const (&dy)[3], const double* const (&dz)[3], double ax_,
