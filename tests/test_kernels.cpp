@@ -29,6 +29,14 @@ std::vector<double> random_values(std::size_t n, unsigned seed) {
   return v;
 }
 
+/// Fill u with the random initial condition of its owned box, seed `seed`.
+void fill_random(Field& u, const Box& owned, std::uint64_t seed) {
+  InitialCondition ic;
+  ic.grid = owned.extents();
+  ic.seed = seed;
+  fill_initial(u, ic);
+}
+
 /// The `points`-point update of `region` by the portable loop, line by line, in an array shaped
 /// like u's padded box (zero outside the region).
 std::vector<double> portable_sweep(int points, const Field& u, const Box& region,
@@ -90,11 +98,7 @@ TEST(LineKernels, SweepsFromMemoryAreBitIdenticalWithEitherStores) {
   // Large enough that the sweep streams from memory (plane order, prefetch, streaming stores).
   const Box owned{{0, 0, 0}, {131, 129, 130}};
   Field u("u", owned, 1), v("v", owned, 1);
-  InitialCondition ic;
-  ic.grid = owned.extents();
-  ic.seed = 99;
-  fill_initial(u, ic);
-  fill_zero(v);
+  fill_random(u, owned, 99);
   const Coefficients a{0.1, 0.08, 0.06};
   const Box region = u.interior();
   for (int points : {7, 27}) {
@@ -116,10 +120,7 @@ TEST(LineKernels, CachedSweepsAreBitIdenticalOnEveryRegionShape) {
   // and planes and takes the line kernel elsewhere: both must equal the portable loop.
   const Box owned{{0, 0, 0}, {37, 26, 23}};
   Field u("u", owned, 2), v("v", owned, 2);
-  InitialCondition ic;
-  ic.grid = owned.extents();
-  ic.seed = 5;
-  fill_initial(u, ic);
+  fill_random(u, owned, 5);
   const Coefficients a{0.1, 0.08, 0.06};
   const Box in = u.interior();
   const auto sub = [&](Index3 offset, Index3 extent) {
