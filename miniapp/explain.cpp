@@ -114,7 +114,7 @@ void halo_exchange(std::ostream& os, const Config& c, const HaloPlan& plan, cons
          << ": " << extents(m.send) << " cells (" << bytes_text(m.send.count() * 8) << "), tag "
          << m.send_tag;
       if (c.halo_mode == HaloMode::NeighborColl || c.pack == PackKind::Datatype)
-        os << "; subarray sizes " << joined(shape.ext(), "x") << " subsizes "
+        os << "; subarray sizes " << joined(shape.storage_ext(), "x") << " subsizes "
            << joined(m.send.extents(), "x") << " starts " << joined(m.send.lo, ",");
       os << "\n";
       lines += std::int64_t(m.send.extent(1)) * m.send.extent(2);
@@ -213,7 +213,8 @@ std::string explain(const Config& c, int nranks, int rank) {
   rank_grid(os, c, nranks, dims);
   os << "  block        rank " << rank << " at (" << joined(me, ",") << ") owns " << ranges(owned)
      << " = " << extents(owned) << " cells, with " << c.halo_width
-     << " ghost layer(s): " << joined(shape.ext(), " x ") << " in memory\n";
+     << " ghost layer(s): " << joined(shape.ext(), " x ") << " in memory, rows "
+     << shape.stride_y() << " doubles apart\n";
   const int active = p.two_d() ? 2 : 3;  // a 2D problem has no z neighbours
   os << "  neighbours  ";
   for (int d = 0; d < active; ++d)

@@ -55,20 +55,21 @@ H5Handle collective_transfer() {
 }
 
 /// File and memory dataspaces selecting this rank's block: the owned global box in the
-/// [NZ][NY][NX] file dataset, the interior [h, h+n) of the padded local block in memory.
+/// [NZ][NY][NX] file dataset, the interior [h, h+n) of the padded local block in the storage
+/// (Field::storage_ext) in memory.
 std::pair<H5Handle, H5Handle> block_selections(hid_t file_space, const Field& u) {
   const Index3& lo = u.owned().lo;
   const Index3& n = u.n();
-  const Index3& e = u.ext();
+  const Index3 e = u.storage_ext();
   const hsize_t h = hsize_t(u.halo());
   const hsize_t count[3] = {hsize_t(n[2]), hsize_t(n[1]), hsize_t(n[0])};
   const hsize_t file_start[3] = {hsize_t(lo[2]), hsize_t(lo[1]), hsize_t(lo[0])};
   H5Handle fs(H5Scopy(file_space), "H5Scopy");
   h5check(H5Sselect_hyperslab(fs, H5S_SELECT_SET, file_start, nullptr, count, nullptr),
           "H5Sselect_hyperslab(file)");
-  const hsize_t padded[3] = {hsize_t(e[2]), hsize_t(e[1]), hsize_t(e[0])};
+  const hsize_t stored[3] = {hsize_t(e[2]), hsize_t(e[1]), hsize_t(e[0])};
   const hsize_t mem_start[3] = {h, h, h};
-  H5Handle ms(H5Screate_simple(3, padded, nullptr), "H5Screate_simple(memory)");
+  H5Handle ms(H5Screate_simple(3, stored, nullptr), "H5Screate_simple(memory)");
   h5check(H5Sselect_hyperslab(ms, H5S_SELECT_SET, mem_start, nullptr, count, nullptr),
           "H5Sselect_hyperslab(memory)");
   return {std::move(fs), std::move(ms)};

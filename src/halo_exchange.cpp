@@ -11,7 +11,8 @@ namespace miniapp {
 
 namespace {
 
-/// Committed subarray datatype of box b inside a padded field of extents ext (x fastest).
+/// Committed subarray datatype of box b inside a field's storage of extents ext (x fastest,
+/// Field::storage_ext).
 MPI_Datatype subarray(const Index3& ext, const Box& b) {
   int sizes[3] = {ext[0], ext[1], ext[2]};
   int sub[3] = {b.extent(0), b.extent(1), b.extent(2)};
@@ -55,7 +56,8 @@ HaloExchange::HaloExchange(const Decomposition& decomp, const Field& shape, Halo
       plan_(std::move(plan)),
       bc_(bc),
       bc_value_(bc_value),
-      ext_(shape.ext()) {}
+      ext_(shape.ext()),
+      storage_(shape.storage_ext()) {}
 
 void HaloExchange::fill_boundaries(Field& u, int phase) {
   const auto in_phase = [phase](const BoundaryFill& f) { return f.phase == phase; };
@@ -94,8 +96,8 @@ PointToPointHalo::PointToPointHalo(const Decomposition& decomp, const Field& sha
     }
   } else {
     for (const HaloMessage& m : plan_.messages) {
-      send_type_.push_back(subarray(ext_, m.send));
-      recv_type_.push_back(subarray(ext_, m.recv));
+      send_type_.push_back(subarray(storage_, m.send));
+      recv_type_.push_back(subarray(storage_, m.recv));
     }
   }
 }
@@ -155,7 +157,7 @@ void PointToPointHalo::run_table(Field& u, const PackTable& t, bool pack) {
   const int count = int(entries.extent(0));
   double* buf = t.buffer.data();
   double* field = u.data();
-  const std::int64_t sy = u.ext()[0];
+  const std::int64_t sy = u.stride_y();
   const Field f = u;
   // One kernel over the work items of all the phase's boxes; an item finds its box by a scan
   // of the (at most 26) entries. Values are stored x fastest per box, boxes one after another,
@@ -368,11 +370,11 @@ NeighborCollHalo::NeighborCollHalo(const Decomposition& decomp, const Field& sha
   std::vector<int> dests, sources;
   for (const HaloMessage* m : out) {
     dests.push_back(m->peer);
-    send_type_.push_back(subarray(ext_, m->send));
+    send_type_.push_back(subarray(storage_, m->send));
   }
   for (const HaloMessage* m : in) {
     sources.push_back(m->peer);
-    recv_type_.push_back(subarray(ext_, m->recv));
+    recv_type_.push_back(subarray(storage_, m->recv));
   }
   counts_.assign(out.size(), 1);
   send_displ_.assign(out.size(), 0);

@@ -117,7 +117,8 @@ class HaloExchange {
   HaloPlan plan_;
   std::array<Boundary, 3> bc_;
   double bc_value_;
-  Index3 ext_;  ///< padded extents of the fields this plan serves
+  Index3 ext_;      ///< padded extents of the fields this plan serves
+  Index3 storage_;  ///< their storage extents (Field::storage_ext)
   HaloCounters counters_;
 };
 

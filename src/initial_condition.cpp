@@ -39,7 +39,7 @@ void for_each_line_as_swept(const std::string& label, const Field& u, const Box&
   if (sweep_streams_from_memory(u.interior()))
     for_each_line(label, b, f);
   else
-    for_each_line_blocked(label, b, u.ext()[0], f);
+    for_each_line_blocked(label, b, int(u.stride_y()), f);
 }
 
 }  // namespace
@@ -47,13 +47,14 @@ void for_each_line_as_swept(const std::string& label, const Field& u, const Box&
 void fill_zero(Field& u) {
   // Before the first touch: halo faces and boundary slabs walk the field a row or a plane
   // apart, a TLB miss per value with 4 KiB pages.
-  advise_huge_pages(u.data(), u.padded().count() * std::int64_t(sizeof(double)));
+  advise_huge_pages(u.data(), std::int64_t(u.view().size() * sizeof(double)));
   double* p = u.data();
   const Field f = u;
-  const int ex = u.ext()[0];
+  // Whole rows up to the pitch: the padding too, which vector loads at a row's end may read.
+  const auto pitch = int(u.stride_y());
   for_each_line_as_swept(
       "miniapp::init::zero", u, u.padded(), KOKKOS_LAMBDA(int j, int k) {
-        for (int i = 0; i < ex; ++i) p[f.index(i, j, k)] = 0.0;
+        for (int i = 0; i < pitch; ++i) p[f.index(i, j, k)] = 0.0;
       });
   Kokkos::fence();
 }

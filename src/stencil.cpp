@@ -28,12 +28,12 @@ void sweep_lines(const char* label, const Field& u, const Box& region, SweepStor
                  const MakeLine& make_line) {
   const bool from_memory = sweep_streams_from_memory(u.interior());
   const LineMode mode = !from_memory                       ? LineMode::Cached
-                        : stores == SweepStores::Streaming ? LineMode::Stream
-                                                           : LineMode::Prefetch;
+                        : stores == SweepStores::Ordinary ? LineMode::Prefetch
+                                                          : LineMode::Stream;
   if (from_memory)
     for_each_line(label, region, make_line(mode));
   else
-    for_each_line_blocked(label, region, u.ext()[0], make_line(mode));
+    for_each_line_blocked(label, region, int(u.stride_y()), make_line(mode));
 }
 
 #if defined(MINIAPP_HAVE_AVX512_LINES)
@@ -71,7 +71,7 @@ SweepScratch sweep_scratch(std::size_t doubles) {
 /// lines that read it first.
 void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficients& a) {
   const int nx = region.extent(0), ny = region.extent(1), nz = region.extent(2);
-  const std::int64_t sy = u.ext()[0], sz = sy * u.ext()[1];
+  const std::int64_t sy = u.stride_y(), sz = u.stride_z();
   const int threads = Exec().concurrency();
   // A scratch row holds x in [-8, n + 8) on whole 64-byte lines, x = 0 on a line boundary.
   const std::int64_t width = (nx + 7) / 8 * 8 + 16;
@@ -149,8 +149,8 @@ void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficie
 void apply_lines(int points, const Field& u, Field& v, const Box& region, const Coefficients& a,
                  bool flat_z, SweepStores stores) {
   const int nx = region.extent(0), x0 = region.lo[0];
-  const std::int64_t sy = u.ext()[0];
-  const std::int64_t sz = flat_z ? 0 : std::int64_t(u.ext()[0]) * u.ext()[1];
+  const std::int64_t sy = u.stride_y();
+  const std::int64_t sz = flat_z ? 0 : u.stride_z();
   const double* up = u.data();
   double* vp = v.data();
   const Field f = u;

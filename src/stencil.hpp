@@ -15,8 +15,9 @@ namespace miniapp {
 
 /// The stores of a sweep's output. Ordinary: through the cache. Streaming: non-temporal stores
 /// when the sweep's arrays are larger than the last-level cache (the output is not read again
-/// before it leaves the cache), ordinary stores otherwise. Auto: ordinary (streaming stores
-/// did not pay in the sweep where measured; `miniapp bench stencil` compares both).
+/// before it leaves the cache), ordinary stores otherwise. Auto: streaming (they write whole
+/// lines of every row, field.hpp, and skip reading the target line before writing it;
+/// `miniapp bench stencil` compares both).
 enum class SweepStores { Auto, Ordinary, Streaming };
 
 /// True when a sweep over fields of `owned` cells reads and writes more than the last-level cache

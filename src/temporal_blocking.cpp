@@ -181,7 +181,7 @@ void TemporalBlocking::run(const Field& u, Field& v, int k, int first, int last)
   if (k < 1 || k > int(regions_.size()))
     throw std::logic_error("temporal blocking: round of " + std::to_string(k) + " sub-steps");
   const TemporalBlocking* self = this;
-  const Window in_u(u.data(), u.padded()), out_v(v.data(), v.padded());
+  const Window in_u(u), out_v(v);
   double* scratch = scratch_.data();
   const std::int64_t capacity = capacity_;
   const Box* tiles = tiles_.data();

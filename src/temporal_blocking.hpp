@@ -139,14 +139,14 @@ class TemporalBlocking {
   std::int64_t scratch_bytes() const { return capacity_ * std::int64_t(sizeof(double)); }
 
  private:
-  /// A window of an array: the local box it holds, x fastest, and its strides.
+  /// A window of a field: the local box it holds, x fastest, and its strides.
   struct Window {
     double* p = nullptr;
     Box box;
     std::int64_t sy = 0, sz = 0;
 
-    Window(double* data, const Box& b)
-        : p(data), box(b), sy(b.extent(0)), sz(std::int64_t(b.extent(0)) * b.extent(1)) {}
+    explicit Window(const Field& f)
+        : p(f.data()), box(f.padded()), sy(f.stride_y()), sz(f.stride_z()) {}
     std::int64_t at(int i, int j, int k) const {
       return (i - box.lo[0]) + sy * (j - box.lo[1]) + sz * (k - box.lo[2]);
     }
