@@ -95,9 +95,9 @@ void for_each_line_blocked(const std::string& label, const Box& b, int row_lengt
 /// Run f(j, k) for every x-line (j, k) of box b in plane order (k slowest, then j), each thread
 /// taking one contiguous run of lines: the order in which a sweep streams through arrays
 /// larger than the caches (one read stream and one write stream per thread; the planes around
-/// the current one are still in cache). Does not fence.
-template <class F>
-void for_each_line(const std::string& label, const Box& b, const F& f) {
+/// the current one are still in cache). Each thread then calls done() once. Does not fence.
+template <class F, class Done = void (*)()>
+void for_each_line(const std::string& label, const Box& b, const F& f, Done done = [] {}) {
   if (b.empty()) return;
   const int ny = b.extent(1);
   const std::int64_t lines = std::int64_t(ny) * b.extent(2);
@@ -109,6 +109,7 @@ void for_each_line(const std::string& label, const Box& b, const F& f) {
         const std::int64_t first = lines * t / threads, last = lines * (t + 1) / threads;
         for (std::int64_t line = first; line < last; ++line)
           f(lo[1] + int(line % ny), lo[2] + int(line / ny));
+        done();
       });
 }
 

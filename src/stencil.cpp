@@ -31,7 +31,9 @@ void sweep_lines(const char* label, const Field& u, const Box& region, SweepStor
                         : stores == SweepStores::Ordinary ? LineMode::Prefetch
                                                           : LineMode::Stream;
   if (from_memory)
-    for_each_line(label, region, make_line(mode));
+    for_each_line(label, region, make_line(mode), [mode] {
+      if (mode == LineMode::Stream) publish_streamed();
+    });
   else
     for_each_line_blocked(label, region, int(u.stride_y()), make_line(mode));
 }

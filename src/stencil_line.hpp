@@ -150,6 +150,14 @@ KOKKOS_INLINE_FUNCTION void stencil_line(int points, const double* __restrict c,
   stencil_line_planes(points, c, out, n, sy, sz, sz, ax, ay, az, mode);
 }
 
+/// After a thread's last line in LineMode::Stream: make its streaming stores visible to the
+/// other threads (and to MPI) before the kernel ends.
+KOKKOS_INLINE_FUNCTION void publish_streamed() {
+#if defined(MINIAPP_HAVE_AVX512_LINES)
+  avx512::publish_streamed();
+#endif
+}
+
 /// One x-line of a copy (bench stencil's copies with the sweep's loop structure), with
 /// streaming stores in LineMode::Stream where the ISA has them.
 KOKKOS_INLINE_FUNCTION void line_copy(const double* __restrict c, double* __restrict out, int n,
