@@ -1,6 +1,7 @@
 #include "stencil.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <new>
@@ -71,7 +72,8 @@ SweepScratch sweep_scratch(std::size_t doubles) {
 /// plane in a scratch that stays in its L2, and line27_rows sums them. Tried and slower: tiles
 /// along x (so that the scratch rows stay in the L1) and producing each row just before the
 /// lines that read it first.
-void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficients& a) {
+void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficients& a,
+                    SweepStores stores) {
   const int nx = region.extent(0), ny = region.extent(1), nz = region.extent(2);
   const std::int64_t sy = u.stride_y(), sz = u.stride_z();
   const int threads = Exec().concurrency();
@@ -99,6 +101,11 @@ void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficie
   const Field f = u;
   const Index3 lo = region.lo;
   const double ax = a.ax, ay = a.ay, az = a.az;
+  // Streaming stores as in the 7-point sweep from memory, where the region's lines start on
+  // 64-byte lines (the interior's do, field.hpp).
+  const bool stream =
+      sweep_streams_from_memory(u.interior()) && stores != SweepStores::Ordinary &&
+      reinterpret_cast<std::uintptr_t>(vp + f.index(lo[0], lo[1], lo[2])) % 64 == 0;
   Kokkos::parallel_for(
       "miniapp::stencil::27pt",
       Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(0, threads),
@@ -139,10 +146,15 @@ void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficie
               const double* const dy[3] = {row(3 + below, r), row(3 + here, r), row(3 + above, r)};
               const double* const dz[3] = {row(6, r - 1), row(6, r), row(6, r + 1)};
               const std::int64_t base = f.index(lo[0], j, k);
-              avx512::line27_rows(up + base, vp + base, nx, sy, sz, dx, dy, dz, ax, ay, az);
+              if (stream)
+                avx512::line27_rows<true>(up + base, vp + base, nx, sy, sz, dx, dy, dz, ax, ay, az);
+              else
+                avx512::line27_rows<false>(up + base, vp + base, nx, sy, sz, dx, dy, dz, ax, ay,
+                                           az);
             }
           }
         }
+        if (stream) publish_streamed();
       });
 }
 #endif
@@ -175,7 +187,7 @@ void apply_stencil(int points, const Field& u, Field& v, const Box& region, cons
   // problems take the line kernel: there is little to share.
   if (points == 27 && !flat_z && region.extent(0) >= 16 && region.extent(1) >= kMinRun &&
       region.extent(2) >= kMinRun) {
-    sweep27_shared(u, v, region, a);
+    sweep27_shared(u, v, region, a, stores);
     return;
   }
 #endif

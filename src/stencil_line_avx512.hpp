@@ -183,8 +183,9 @@ inline __m512d smoothed_shifted(const __m512d (&prev)[3], const __m512d (&cur)[3
 
 /// The rest of the 27-point update of the 8 cells at c once Lx is known: Ly from the y second
 /// differences B(dz) and Lz from the z ones C(dy) (each the vectors before, at and after x),
-/// c + ax Lx + ay Ly + az Lz left to right into out; then the vectors after x become the
-/// current ones.
+/// c + ax Lx + ay Ly + az Lz left to right into out (Stream: a non-temporal store, out on a
+/// 64-byte line); then the vectors after x become the current ones.
+template <bool Stream = false>
 inline void finish27(const double* c, double* out, __m512d lx, __m512d (&bp)[3], __m512d (&bc)[3],
                      const __m512d (&bn)[3], __m512d (&cp)[3], __m512d (&cc)[3],
                      const __m512d (&cn)[3], __m512d ax, __m512d ay, __m512d az) {
@@ -193,7 +194,10 @@ inline void finish27(const double* c, double* out, __m512d lx, __m512d (&bp)[3],
   __m512d r = _mm512_add_pd(_mm512_loadu_pd(c), _mm512_mul_pd(ax, lx));
   r = _mm512_add_pd(r, _mm512_mul_pd(ay, ly));
   r = _mm512_add_pd(r, _mm512_mul_pd(az, lz));
-  _mm512_storeu_pd(out, r);
+  if (Stream)
+    _mm512_stream_pd(out, r);
+  else
+    _mm512_storeu_pd(out, r);
   for (int d = 0; d < 3; ++d) {
     bp[d] = bc[d], bc[d] = bn[d];
     cp[d] = cc[d], cc[d] = cn[d];
@@ -319,7 +323,9 @@ inline void second_differences_row(const double* c, std::int64_t sy, std::int64_
 /// 64-byte lines at x = 0 and readable to x = n + 7 (the lanes beyond n are loaded, never
 /// used). The same values in the same order as line27, with 33 instead of 57 additions per
 /// cell: a cell's share of the second differences is 6 additions here, 30 in line27. The
-/// scratch loads are aligned.
+/// scratch loads are aligned. Stream: non-temporal stores of the whole vectors (out on a
+/// 64-byte line), not fenced (publish_streamed).
+template <bool Stream>
 inline void line27_rows(const double* __restrict c, double* __restrict out, int n, std::int64_t sy,
                         std::int64_t sz, const double* const (&dx)[3][3],
                         const double* const (&dy)[3], const double* const (&dz)[3], double ax_,
@@ -343,7 +349,7 @@ inline void line27_rows(const double* __restrict c, double* __restrict out, int 
     const auto at = [&](int p, int q) { return _mm512_load_pd(dx[q + 1][p + 1] + i); };
     const __m512d lx = smoothed(at(0, 0), at(-1, 0), at(1, 0), at(0, -1), at(0, 1), at(-1, -1),
                                 at(1, -1), at(-1, 1), at(1, 1));
-    finish27(c + i, out + i, lx, bp, bc, bn, cp, cc, cn, ax, ay, az);
+    finish27<Stream>(c + i, out + i, lx, bp, bc, bn, cp, cc, cn, ax, ay, az);
   }
   if (i < n) update27_masked(c, out, i, n - i, sy, sz, sz, ax, ay, az, two);
 }
