@@ -91,13 +91,12 @@ void run_candidate(StepCandidate& cand, int nranks, int warmup, int steps, MPI_C
   const PhaseTimes& t = stepper.times();
   const HaloCounters& h = stepper.halo().counters();
   const auto slowest = [&](double seconds) { return reduce_stat(seconds, comm).max / steps; };
-  cand.samples.push_back({slowest(loop), slowest(t.stencil), slowest(t.halo), slowest(h.pack),
-                          slowest(h.wait), slowest(h.unpack), slowest(h.boundary),
-                          slowest(t.refill), slowest(t.hidden), slowest(h.pack_by_phase[0]),
-                          slowest(h.pack_by_phase[1]), slowest(h.pack_by_phase[2]),
-                          slowest(h.unpack_by_phase[0]), slowest(h.unpack_by_phase[1]),
-                          slowest(h.unpack_by_phase[2]), slowest(double(h.bytes)),
-                          slowest(double(h.self_bytes))});
+  cand.samples.push_back(
+      {slowest(loop), slowest(t.stencil), slowest(t.halo), slowest(h.pack), slowest(h.wait),
+       slowest(h.unpack), slowest(h.boundary), slowest(t.refill), slowest(t.hidden),
+       slowest(h.pack_by_phase[0]), slowest(h.pack_by_phase[1]), slowest(h.pack_by_phase[2]),
+       slowest(h.unpack_by_phase[0]), slowest(h.unpack_by_phase[1]), slowest(h.unpack_by_phase[2]),
+       slowest(double(h.bytes)), slowest(double(h.self_bytes))});
   const std::uint64_t digest = stepper.summary().digest;
   if (cand.digest_set && digest != cand.digest) cand.digest_stable = false;
   cand.digest = digest;
