@@ -118,19 +118,15 @@ void halo_exchange(std::ostream& os, const Config& c, const HaloPlan& plan, cons
         os << "; subarray sizes " << joined(shape.storage_ext(), "x") << " subsizes "
            << joined(m.send.extents(), "x") << " starts " << joined(m.send.lo, ",");
       else if (m.peer == self)
-        os << "; copied in place into the ghosts it is received in (no buffer, no MPI)";
+        os << "; unpacked straight from the send buffer (no MPI)";
       os << "\n";
       lines += std::int64_t(m.send.extent(1)) * m.send.extent(2);
-      values += m.peer == self ? 0 : m.send.count();
+      values += m.send.count();
       ++boxes;
     }
-    if (c.halo_mode != HaloMode::NeighborColl && c.pack == PackKind::Kernel && boxes > 0) {
-      os << "      packed by one kernel: " << boxes << " boxes, " << lines << " x-lines, ";
-      if (values > 0)
-        os << values << " doubles in one buffer (and unpacked likewise)\n";
-      else
-        os << "all copied in place\n";
-    }
+    if (c.halo_mode != HaloMode::NeighborColl && c.pack == PackKind::Kernel && boxes > 0)
+      os << "      packed by one kernel: " << boxes << " boxes, " << lines << " x-lines, " << values
+         << " doubles in one buffer (and unpacked likewise)\n";
     for (const BoundaryFill& f : plan.fills)
       if (f.phase == phase)
         os << "      then the physical boundary " << axis_name(f.d) << (f.side ? "+" : "-") << " ("

@@ -70,7 +70,6 @@ void HaloExchange::count_exchange() {
   counters_.exchanges += 1;
   counters_.messages += plan_.messages_per_exchange();
   counters_.bytes += plan_.bytes_per_exchange();
-  counters_.self_bytes += self_bytes_per_exchange();
 }
 
 // ---- point to point -----------------------------------------------------------------------
@@ -90,26 +89,26 @@ PointToPointHalo::PointToPointHalo(const Decomposition& decomp, const Field& sha
     phase_messages_[std::size_t(plan_.messages[m].phase)].push_back(int(m));
   send_off_.resize(plan_.messages.size());
   recv_off_.resize(plan_.messages.size());
-  self_recv_.assign(plan_.messages.size(), -1);
-  received_in_place_.assign(plan_.messages.size(), 0);
+  sender_of_.assign(plan_.messages.size(), -1);
   if (pack_ == PackKind::Kernel) {
-    // A message to this rank itself is received by its message of the same phase whose
-    // receive tag is the send's tag, as MPI would match them.
     const int self = decomp.rank();
-    for (std::size_t m = 0; m < plan_.messages.size(); ++m) {
-      const HaloMessage& s = plan_.messages[m];
-      if (s.peer != self) continue;
-      for (std::size_t r = 0; r < plan_.messages.size(); ++r) {
-        const HaloMessage& q = plan_.messages[r];
-        if (q.peer == self && q.phase == s.phase && q.recv_tag == s.send_tag &&
-            q.recv.extents() == s.send.extents() && !received_in_place_[r]) {
-          self_recv_[m] = int(r);
-          received_in_place_[r] = 1;
-          self_bytes_ += s.send.count() * std::int64_t(sizeof(double));
+    std::vector<char> matched(plan_.messages.size(), 0);
+    for (std::size_t r = 0; r < plan_.messages.size(); ++r) {
+      const HaloMessage& q = plan_.messages[r];
+      if (q.peer != self) continue;
+      for (std::size_t s = 0; s < plan_.messages.size(); ++s) {
+        const HaloMessage& m = plan_.messages[s];
+        if (m.peer == self && m.phase == q.phase && m.send_tag == q.recv_tag &&
+            m.send.extents() == q.recv.extents() && !matched[s]) {
+          sender_of_[r] = int(s);
+          matched[s] = 1;
           break;
         }
       }
     }
+    for (std::size_t m = 0; m < plan_.messages.size(); ++m)
+      if ((plan_.messages[m].peer == self) != (sender_of_[m] >= 0 && matched[m]))
+        throw std::logic_error("PointToPointHalo: a message to this rank itself without its pair");
     for (const std::vector<int>& msgs : phase_messages_) {
       send_table_.push_back(make_table(msgs, true));
       recv_table_.push_back(make_table(msgs, false));
@@ -129,19 +128,15 @@ PointToPointHalo::PackTable PointToPointHalo::make_table(const std::vector<int>&
   constexpr std::int64_t kItemValues = 2048;
   std::vector<PackEntry> host;
   std::int64_t offset = 0;
-  // Linear offset of a local padded cell in the fields this plan serves.
-  const auto linear = [&](const Index3& c) {
-    return c[0] + std::int64_t(storage_[0]) * (c[1] + std::int64_t(storage_[1]) * c[2]);
-  };
   for (int mi : messages) {
     const HaloMessage& m = plan_.messages[std::size_t(mi)];
     const Box& b = send ? m.send : m.recv;
-    if (!send && received_in_place_[std::size_t(mi)]) continue;  // copied by its sender's entry
     PackEntry e{};
     for (int d = 0; d < 3; ++d) e.lo[d] = b.lo[d], e.n[d] = b.extent(d);
-    const int to = send ? self_recv_[std::size_t(mi)] : -1;
-    if (to >= 0) {
-      e.to = linear(plan_.messages[std::size_t(to)].recv.lo) - linear(b.lo);
+    const int sender = send ? -1 : sender_of_[std::size_t(mi)];
+    if (sender >= 0) {  // unpacked from the send buffer (made first, same phase)
+      e.buffer = send_table_.back().buffer.data();
+      e.offset = send_off_[std::size_t(sender)];
     } else {
       (send ? send_off_ : recv_off_)[std::size_t(mi)] = offset;
       e.offset = offset;
@@ -153,13 +148,11 @@ PointToPointHalo::PackTable PointToPointHalo::make_table(const std::vector<int>&
     // in one cache line, so the pair reads (or writes) about half the lines of two passes.
     const auto partner = std::find_if(host.begin(), host.end(), [&](const PackEntry& p) {
       return p.pair_lo0 < 0 && p.n[0] < 8 && p.n[0] == e.n[0] && p.n[1] == e.n[1] &&
-             p.n[2] == e.n[2] && p.lo[1] == e.lo[1] && p.lo[2] == e.lo[2] &&
-             (p.to != 0) == (e.to != 0);
+             p.n[2] == e.n[2] && p.lo[1] == e.lo[1] && p.lo[2] == e.lo[2] && p.buffer == e.buffer;
     });
     if (partner != host.end()) {
       partner->pair_lo0 = e.lo[0];
       partner->pair_offset = e.offset;
-      partner->pair_to = e.to;
       continue;
     }
     host.push_back(e);
@@ -207,27 +200,13 @@ void PointToPointHalo::run_table(Field& u, const PackTable& t, bool pack) {
         const int j1 = j0 + e.rows < e.n[1] ? j0 + e.rows : e.n[1];
         const int nx = e.n[0];
         const std::int64_t in_box = std::int64_t(nx) * (j0 + std::int64_t(e.n[1]) * k);
-        double* p = buf + e.offset + in_box;
+        double* const base = e.buffer != nullptr ? e.buffer : buf;
+        double* p = base + e.offset + in_box;
         double* q = field + f.index(e.lo[0], e.lo[1] + j0, e.lo[2] + k);
         const int rows = j1 - j0;
-        if (e.to != 0) {  // a message to this rank itself: copied in place, row by row
-          double* q2 = e.pair_lo0 >= 0 ? q + (e.pair_lo0 - e.lo[0]) : nullptr;
-          // A thin box's column walks four lines per row (two read, two written): fetch all.
-          for (int j = 0; j < rows; ++j, q += sy) {
-            if (nx < 8) prefetch_column(q, sy), prefetch_column(q + e.to, sy);
-            for (int i = 0; i < nx; ++i) q[e.to + i] = q[i];
-            if (q2) {
-              prefetch_column(q2, sy);
-              prefetch_column(q2 + e.pair_to, sy);
-              for (int i = 0; i < nx; ++i) q2[e.pair_to + i] = q2[i];
-              q2 += sy;
-            }
-          }
-          return;
-        }
         // A thin box (an x-face: a few values per row) reads one cache line per row.
         if (e.pair_lo0 >= 0) {  // two thin boxes over the same rows, row by row
-          double* p2 = buf + e.pair_offset + in_box;
+          double* p2 = base + e.pair_offset + in_box;
           double* q2 = q + (e.pair_lo0 - e.lo[0]);
           for (int j = 0; j < rows; ++j, p += nx, p2 += nx, q += sy, q2 += sy) {
             prefetch_column(q, sy);
@@ -293,9 +272,7 @@ PointToPointHalo::Requests& PointToPointHalo::requests_for(Field& u) {
   for (std::size_t p = 0; p < phase_messages_.size(); ++p) {
     for (int mi : phase_messages_[p]) {
       const HaloMessage& m = plan_.messages[std::size_t(mi)];
-      if (self_recv_[std::size_t(mi)] >= 0 && received_in_place_[std::size_t(mi)]) continue;
-      if (self_recv_[std::size_t(mi)] >= 0 || received_in_place_[std::size_t(mi)])
-        throw std::logic_error("PointToPointHalo: a message to itself copied one way only");
+      if (sender_of_[std::size_t(mi)] >= 0) continue;  // to this rank itself: no MPI
       MPI_Request rr = MPI_REQUEST_NULL, sr = MPI_REQUEST_NULL;
       if (pack_ == PackKind::Kernel) {
         mpi_check(MPI_Recv_init(recv_table_[p].buffer.data() + recv_off_[std::size_t(mi)],

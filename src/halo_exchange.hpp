@@ -58,9 +58,6 @@ struct HaloCounters {
   std::int64_t exchanges = 0;  ///< completed exchanges
   std::int64_t messages = 0;   ///< messages sent (self-messages included)
   std::int64_t bytes = 0;      ///< bytes sent (self-messages included)
-  /// Of those, bytes of messages to this rank itself, copied in place from the sent box to the
-  /// received one by the pack kernel (kernel packing), not through buffers and MPI.
-  std::int64_t self_bytes = 0;
   double pack = 0;             ///< seconds packing (kernel + fence)
   double wait = 0;             ///< seconds in MPI_Waitall / MPI_Testall / MPI_Wait
   double unpack = 0;           ///< seconds unpacking (kernel + fence)
@@ -107,8 +104,6 @@ class HaloExchange {
   /// Messages and bytes this rank sends per exchange (self-messages included).
   std::int64_t messages_per_exchange() const { return plan_.messages_per_exchange(); }
   std::int64_t bytes_per_exchange() const { return plan_.bytes_per_exchange(); }
-  /// Of those, the bytes copied in place (messages to this rank itself).
-  virtual std::int64_t self_bytes_per_exchange() const { return 0; }
 
  protected:
   HaloExchange(const Decomposition& decomp, const Field& shape, HaloPlan plan,
@@ -138,7 +133,6 @@ class PointToPointHalo final : public HaloExchange {
   bool test(Field& u) override;
   void finish(Field& u) override;
   int dims_complete() const override { return phase_ < 0 ? 3 : plan_.phases > 1 ? phase_ : 0; }
-  std::int64_t self_bytes_per_exchange() const override { return self_bytes_; }
 
  private:
   /// Persistent requests of one phase: receives first, then sends, message order.
@@ -166,10 +160,9 @@ class PointToPointHalo final : public HaloExchange {
     /// and its first value in the phase buffer.
     int pair_lo0 = -1;
     std::int64_t pair_offset = 0;
-    /// A message to this rank itself: no buffer, each value is copied within the field to
-    /// `to` doubles further on (the box it is received into); 0 otherwise. Likewise for the
-    /// paired box.
-    std::int64_t to = 0, pair_to = 0;
+    /// The buffer holding this box's values when it is not the table's own: a message to this
+    /// rank itself is unpacked straight from the phase's send buffer.
+    double* buffer = nullptr;
   };
   /// Everything one phase packs (or unpacks) in a single kernel.
   struct PackTable {
@@ -180,12 +173,10 @@ class PointToPointHalo final : public HaloExchange {
   PackTable make_table(const std::vector<int>& messages, bool send);
   void run_table(Field& u, const PackTable& t, bool pack);
   /// Messages to this rank itself (a periodic dimension over one rank) under kernel packing:
-  /// self_recv_[m] is the message whose receive box takes message m's sent box (MPI's
-  /// matching of tags), -1 for every other message; received_in_place_[r] for such an r.
-  /// They move by an in-place copy in the pack kernel, without buffers or requests.
-  std::vector<int> self_recv_;
-  std::vector<char> received_in_place_;
-  std::int64_t self_bytes_ = 0;  ///< their bytes per exchange
+  /// sender_of_[r] is the message whose sent box message r receives (MPI's matching: r's
+  /// receive tag is its send tag), -1 for every other message. Such a pair is packed and
+  /// unpacked as usual, the unpack reading the send buffer; MPI never sees it.
+  std::vector<int> sender_of_;
 
   PackKind pack_;
   std::vector<std::vector<int>> phase_messages_;     ///< message indices per phase

@@ -41,10 +41,8 @@ namespace {
 struct PhaseSample {
   double step = 0, stencil = 0, halo = 0, pack = 0, wait = 0, unpack = 0, boundary = 0, refill = 0,
          hidden = 0;
-  /// Pack and unpack by phase (dim-ordered: the x, y and z faces), the bytes sent per step, and
-  /// those of them sent to the rank itself (copied in place by the pack, never unpacked).
-  double pack_x = 0, pack_y = 0, pack_z = 0, unpack_x = 0, unpack_y = 0, unpack_z = 0, bytes = 0,
-         self_bytes = 0;
+  /// Pack and unpack by phase (dim-ordered: the x, y and z faces), and the bytes sent per step.
+  double pack_x = 0, pack_y = 0, pack_z = 0, unpack_x = 0, unpack_y = 0, unpack_z = 0, bytes = 0;
 };
 
 struct StepCandidate {
@@ -60,13 +58,10 @@ struct StepCandidate {
   }
   /// Packing and unpacking against a copy: the values packed and unpacked per step, each
   /// moved at 16 B (read and written, as a copy is counted), per second of pack + unpack, over
-  /// `copy` bytes/s per rank. A value sent to the rank itself is copied once, in place, and
-  /// counts once. 0 where nothing was packed (datatype packing, no messages).
+  /// `copy` bytes/s per rank. 0 where nothing was packed (datatype packing, no messages).
   double packing_fraction(double copy) const {
     const double seconds = median_of(&PhaseSample::pack) + median_of(&PhaseSample::unpack);
-    const double self = median_of(&PhaseSample::self_bytes);
-    const double moved = 4.0 * (median_of(&PhaseSample::bytes) - self) + 2.0 * self;
-    return seconds > 0 && copy > 0 ? moved / seconds / copy : 0.0;
+    return seconds > 0 && copy > 0 ? 4.0 * median_of(&PhaseSample::bytes) / seconds / copy : 0.0;
   }
   /// The median over rounds of one phase.
   double median_of(double PhaseSample::*phase) const {
@@ -91,12 +86,12 @@ void run_candidate(StepCandidate& cand, int nranks, int warmup, int steps, MPI_C
   const PhaseTimes& t = stepper.times();
   const HaloCounters& h = stepper.halo().counters();
   const auto slowest = [&](double seconds) { return reduce_stat(seconds, comm).max / steps; };
-  cand.samples.push_back(
-      {slowest(loop), slowest(t.stencil), slowest(t.halo), slowest(h.pack), slowest(h.wait),
-       slowest(h.unpack), slowest(h.boundary), slowest(t.refill), slowest(t.hidden),
-       slowest(h.pack_by_phase[0]), slowest(h.pack_by_phase[1]), slowest(h.pack_by_phase[2]),
-       slowest(h.unpack_by_phase[0]), slowest(h.unpack_by_phase[1]), slowest(h.unpack_by_phase[2]),
-       slowest(double(h.bytes)), slowest(double(h.self_bytes))});
+  cand.samples.push_back({slowest(loop), slowest(t.stencil), slowest(t.halo), slowest(h.pack),
+                          slowest(h.wait), slowest(h.unpack), slowest(h.boundary),
+                          slowest(t.refill), slowest(t.hidden), slowest(h.pack_by_phase[0]),
+                          slowest(h.pack_by_phase[1]), slowest(h.pack_by_phase[2]),
+                          slowest(h.unpack_by_phase[0]), slowest(h.unpack_by_phase[1]),
+                          slowest(h.unpack_by_phase[2]), slowest(double(h.bytes))});
   const std::uint64_t digest = stepper.summary().digest;
   if (cand.digest_set && digest != cand.digest) cand.digest_stable = false;
   cand.digest = digest;
@@ -241,14 +236,13 @@ int step(int argc, char** argv, MPI_Comm comm) {
     const double copy_per_rank = copy.ordinary / nranks;
     std::printf(
         "  packing (%s, ms per step): pack x/y/z faces %.3f/%.3f/%.3f, unpack %.3f/%.3f/%.3f; "
-        "%.2f MB each way (%.2f MB of them to this rank itself, copied in place), moved at %.2f "
-        "of the ordinary copy (16 B per value, as a copy)\n",
+        "%.2f MB each way, moved at %.2f of the ordinary copy (16 B per value, as a copy)\n",
         plain.name().c_str(), plain.median_of(&PhaseSample::pack_x) * 1e3,
         plain.median_of(&PhaseSample::pack_y) * 1e3, plain.median_of(&PhaseSample::pack_z) * 1e3,
         plain.median_of(&PhaseSample::unpack_x) * 1e3,
         plain.median_of(&PhaseSample::unpack_y) * 1e3,
         plain.median_of(&PhaseSample::unpack_z) * 1e3, plain.median_of(&PhaseSample::bytes) / 1e6,
-        plain.median_of(&PhaseSample::self_bytes) / 1e6, plain.packing_fraction(copy_per_rank));
+        plain.packing_fraction(copy_per_rank));
     std::printf(
         "  target: the plain step (dim-ordered H=1) >= 0.65 of bound; blocking at its "
         "best H >= 1.1 of bound; packing >= 0.5 of the copy\n");
@@ -278,7 +272,6 @@ int step(int argc, char** argv, MPI_Comm comm) {
               {cand.median_of(&PhaseSample::unpack_x), cand.median_of(&PhaseSample::unpack_y),
                cand.median_of(&PhaseSample::unpack_z)}},
              {"halo_bytes_per_step", cand.median_of(&PhaseSample::bytes)},
-             {"halo_self_bytes_per_step", cand.median_of(&PhaseSample::self_bytes)},
              {"packing_fraction_of_copy", cand.packing_fraction(copy.ordinary / nranks)},
              {"cells_per_s", cells / t},
              {"fraction_of_bound", cells / t / bound},
