@@ -216,8 +216,8 @@ std::string explain(const Config& c, int nranks, int rank) {
   rank_grid(os, c, nranks, dims);
   os << "  block        rank " << rank << " at (" << joined(me, ",") << ") owns " << ranges(owned)
      << " = " << extents(owned) << " cells, with " << c.halo_width
-     << " ghost layer(s): " << joined(shape.ext(), " x ") << " in memory, rows "
-     << shape.stride_y() << " doubles apart\n";
+     << " ghost layer(s): " << joined(shape.ext(), " x ") << " in memory, rows " << shape.stride_y()
+     << " doubles apart\n";
   const int active = p.two_d() ? 2 : 3;  // a 2D problem has no z neighbours
   os << "  neighbours  ";
   for (int d = 0; d < active; ++d)
