@@ -4,6 +4,7 @@
 // temporal-blocking settings.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -58,6 +59,29 @@ std::int64_t differing_cells(const Field& v, const std::vector<double>& ref) {
   for (std::size_t i = 0; i < v.view().size(); ++i)
     differ += !same_bits(v.data()[i], ref[std::size_t(i)]);
   return differ;
+}
+
+TEST(FieldLayout, EveryRowsOwnedCellsStartALine) {
+  // Streaming stores write whole lines only where each row's owned cells start one; the
+  // storage must still be what storage_ext() tells MPI and HDF5, with rows nx + 2h long.
+  for (int nx : {1, 7, 8, 13, 64, 131})
+    for (int h : {1, 2, 3, 8}) {
+      const Box owned{{0, 0, 0}, {nx, 5, 3}};
+      const Field u("u", owned, h);
+      const Index3 s = u.storage_ext();
+      EXPECT_EQ(s[0] % 8, 0) << nx << " " << h;
+      EXPECT_GE(s[0], nx + 2 * h) << nx << " " << h;
+      EXPECT_LT(s[0], nx + 2 * h + 8) << nx << " " << h;
+      EXPECT_EQ(s[1], 5 + 2 * h);
+      EXPECT_EQ(s[2], 3 + 2 * h);
+      EXPECT_EQ(u.view().size(), std::size_t(s[0]) * s[1] * s[2]);
+      EXPECT_EQ(u.stride_y(), s[0]);
+      EXPECT_EQ(u.stride_z(), std::int64_t(s[0]) * s[1]);
+      for (int k = 0; k < s[2]; ++k)
+        for (int j = 0; j < s[1]; ++j)
+          EXPECT_EQ(reinterpret_cast<std::uintptr_t>(u.data() + u.index(h, j, k)) % 64, 0u)
+              << "nx " << nx << " h " << h << " row " << j << " plane " << k;
+    }
 }
 
 TEST(LineKernels, EqualThePortableLoopsForEveryLengthAlignmentAndMode) {
