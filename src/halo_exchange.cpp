@@ -39,6 +39,32 @@ void free_types(std::vector<MPI_Datatype>& types) {
 
 bool two_d_of(const Decomposition& decomp) { return decomp.global()[2] == 1; }
 
+/// For each message of the plan that `self` receives from itself (a periodic dimension over
+/// one rank), the message whose sent box it receives: the one of the same phase whose send
+/// tag is its receive tag, as MPI would match them; -1 for every other message.
+std::vector<int> self_senders(const HaloPlan& plan, int self) {
+  const std::size_t n = plan.messages.size();
+  std::vector<int> sender_of(n, -1);
+  std::vector<char> matched(n, 0);
+  for (std::size_t r = 0; r < n; ++r) {
+    const HaloMessage& q = plan.messages[r];
+    if (q.peer != self) continue;
+    for (std::size_t s = 0; s < n; ++s) {
+      const HaloMessage& m = plan.messages[s];
+      if (m.peer == self && m.phase == q.phase && m.send_tag == q.recv_tag &&
+          m.send.extents() == q.recv.extents() && !matched[s]) {
+        sender_of[r] = int(s);
+        matched[s] = 1;
+        break;
+      }
+    }
+  }
+  for (std::size_t m = 0; m < n; ++m)
+    if ((plan.messages[m].peer == self) != (sender_of[m] >= 0 && matched[m]))
+      throw std::logic_error("PointToPointHalo: a message to this rank itself without its pair");
+  return sender_of;
+}
+
 }  // namespace
 
 Neighborhood neighborhood_of(const Decomposition& decomp) {
@@ -91,24 +117,7 @@ PointToPointHalo::PointToPointHalo(const Decomposition& decomp, const Field& sha
   recv_off_.resize(plan_.messages.size());
   sender_of_.assign(plan_.messages.size(), -1);
   if (pack_ == PackKind::Kernel) {
-    const int self = decomp.rank();
-    std::vector<char> matched(plan_.messages.size(), 0);
-    for (std::size_t r = 0; r < plan_.messages.size(); ++r) {
-      const HaloMessage& q = plan_.messages[r];
-      if (q.peer != self) continue;
-      for (std::size_t s = 0; s < plan_.messages.size(); ++s) {
-        const HaloMessage& m = plan_.messages[s];
-        if (m.peer == self && m.phase == q.phase && m.send_tag == q.recv_tag &&
-            m.send.extents() == q.recv.extents() && !matched[s]) {
-          sender_of_[r] = int(s);
-          matched[s] = 1;
-          break;
-        }
-      }
-    }
-    for (std::size_t m = 0; m < plan_.messages.size(); ++m)
-      if ((plan_.messages[m].peer == self) != (sender_of_[m] >= 0 && matched[m]))
-        throw std::logic_error("PointToPointHalo: a message to this rank itself without its pair");
+    sender_of_ = self_senders(plan_, decomp.rank());
     for (const std::vector<int>& msgs : phase_messages_) {
       send_table_.push_back(make_table(msgs, true));
       recv_table_.push_back(make_table(msgs, false));

@@ -20,6 +20,13 @@ bool sweep_streams_from_memory(const Box& owned) {
 
 namespace {
 
+/// How a sweep of u's fields touches memory: Cached when they fit in the last-level cache;
+/// from memory, with streaming stores unless ordinary ones are asked for.
+LineMode sweep_mode(const Field& u, SweepStores stores) {
+  if (!sweep_streams_from_memory(u.interior())) return LineMode::Cached;
+  return stores == SweepStores::Ordinary ? LineMode::Prefetch : LineMode::Stream;
+}
+
 /// Run the lines that make_line(mode) returns, f(j, k), over region in the order and with the
 /// line mode a sweep of u's fields takes. Decided by the fields, not the region: the slabs an
 /// overlapped step updates one by one are each about the size of the cache, but none of their
@@ -27,11 +34,8 @@ namespace {
 template <class MakeLine>
 void sweep_lines(const char* label, const Field& u, const Box& region, SweepStores stores,
                  const MakeLine& make_line) {
-  const bool from_memory = sweep_streams_from_memory(u.interior());
-  const LineMode mode = !from_memory                       ? LineMode::Cached
-                        : stores == SweepStores::Ordinary ? LineMode::Prefetch
-                                                          : LineMode::Stream;
-  if (from_memory)
+  const LineMode mode = sweep_mode(u, stores);
+  if (mode != LineMode::Cached)
     for_each_line(label, region, make_line(mode), [mode] {
       if (mode == LineMode::Stream) publish_streamed();
     });
@@ -101,11 +105,10 @@ void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficie
   const Field f = u;
   const Index3 lo = region.lo;
   const double ax = a.ax, ay = a.ay, az = a.az;
-  // Streaming stores as in the 7-point sweep from memory, where the region's lines start on
+  // Streaming stores where the line sweeps would take them and the region's lines start on
   // 64-byte lines (the interior's do, field.hpp).
-  const bool stream =
-      sweep_streams_from_memory(u.interior()) && stores != SweepStores::Ordinary &&
-      reinterpret_cast<std::uintptr_t>(vp + f.index(lo[0], lo[1], lo[2])) % 64 == 0;
+  const bool stream = sweep_mode(u, stores) == LineMode::Stream &&
+                      reinterpret_cast<std::uintptr_t>(vp + f.index(lo[0], lo[1], lo[2])) % 64 == 0;
   Kokkos::parallel_for(
       "miniapp::stencil::27pt",
       Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(0, threads),
