@@ -37,7 +37,7 @@ namespace {
 template <class F>
 void for_each_line_as_swept(const std::string& label, const Field& u, const Box& b, const F& f) {
   if (sweep_streams_from_memory(u.interior()))
-    for_each_line(label, b, f);
+    for_each_line(label, b, int(u.stride_y()), f);
   else
     for_each_line_blocked(label, b, int(u.stride_y()), f);
 }

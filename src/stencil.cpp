@@ -36,7 +36,7 @@ void sweep_lines(const char* label, const Field& u, const Box& region, SweepStor
                  const MakeLine& make_line) {
   const LineMode mode = sweep_mode(u, stores);
   if (mode != LineMode::Cached)
-    for_each_line(label, region, make_line(mode), [mode] {
+    for_each_line(label, region, int(u.stride_y()), make_line(mode), [mode] {
       if (mode == LineMode::Stream) publish_streamed();
     });
   else

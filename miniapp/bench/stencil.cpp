@@ -2,8 +2,9 @@
 //
 // For each stencil (7 and 27 points) the kernels below sweep the same n^3 block per rank, the
 // repetitions interleaved so that all see the same machine state:
-//   kokkos   the production path (apply_stencil: Kokkos; plane order with prefetch from
-//            memory, cache-blocked order in cache); "nt" with streaming stores
+//   kokkos   the production path (apply_stencil: Kokkos; from memory each thread's planes in
+//            tiles of rows, with prefetch and streaming stores; cache-blocked order in cache);
+//            "ord" with ordinary stores
 //   openmp   a hand-written OpenMP loop nest over the same expression (the yardstick: what a
 //            plain `parallel for collapse(2)` + `simd` gives with this compiler)
 //   copy     a copy v = u with the production loop structure and order, ordinary or ("nt")
