@@ -7,8 +7,10 @@
 //   --halo-width auto  the halo width H, temporal blocking and tile from choose_blocking()
 //                      (temporal_blocking.hpp), fed with the copy bound, the sweep's rate in
 //                      cache and a few measured plain sweeps of the run's block; the choice is
-//                      never predicted slower than H = 1 plain, and any H gives the same field
-//                      bit for bit, so the choice changes the speed only
+//                      never predicted slower than H = 1 plain, a blocked one is then timed on
+//                      a block of its own and dropped for H = 1 plain where it is not faster,
+//                      and any H gives the same field bit for bit, so the choice changes the
+//                      speed only
 //
 // Rates are reduced over ranks (slowest rank), so every rank reaches the same choice; rank 0's
 // is broadcast all the same.
@@ -42,8 +44,12 @@ Roofline measure_roofline(const Config& config, MPI_Comm comm, double seconds = 
 /// What --halo-width auto measured and chose.
 struct HaloWidthChoice {
   BlockingModelInputs model;  ///< per rank: the block, the copy bound, the in-cache and plain rates
-  BlockingChoice choice;      ///< rank 0's, broadcast
-  double seconds = 0;         ///< spent calibrating
+  BlockingChoice choice;      ///< rank 0's, broadcast (plain if a blocked one lost, below)
+  /// A blocked choice of the model, timed: its width (0: none timed) and the cell updates/s
+  /// per rank it reached (the slowest rank's). Kept only where above the plain sweep's.
+  int timed_width = 0;
+  double timed_rate = 0;
+  double seconds = 0;  ///< spent calibrating
 };
 
 /// Calibrate and choose the halo width, blocking and tile for `config` on the ranks of comm

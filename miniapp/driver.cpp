@@ -199,11 +199,15 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
     const BlockingChoice& c = auto_width.choice;
     const BlockingModelInputs& m = auto_width.model;
     if (rank == 0) {
+      char timed[96] = "";
+      if (auto_width.timed_width > 0)
+        std::snprintf(timed, sizeof timed, ", H=%d blocked timed %.4e", auto_width.timed_width,
+                      auto_width.timed_rate);
       std::printf(
           "halo width auto: chose H=%d, temporal blocking %s%s (predicted %.4e vs plain %.4e "
-          "cell upd/s; per rank: copy bound %.4e, in cache %.4e, plain sweep %.4e; %.2f s)\n",
+          "cell upd/s; per rank: copy bound %.4e, in cache %.4e, plain sweep %.4e%s; %.2f s)\n",
           c.width, c.blocking ? "on, tile " : "off", c.blocking ? joined(c.tile, "x").c_str() : "",
-          c.rate * nranks, c.plain_rate * nranks, m.memory_rate, m.cache_rate, m.plain_rate,
+          c.rate * nranks, c.plain_rate * nranks, m.memory_rate, m.cache_rate, m.plain_rate, timed,
           auto_width.seconds);
       std::fflush(stdout);
     }
