@@ -58,6 +58,12 @@ void for_each_cell(const std::string& label, const Box& b, const F& f) {
       });
 }
 
+/// The most rows of `row_length` doubles of which three planes (a stencil's planes below, at
+/// and above) fit in `bytes` of a core's L2; at least 1.
+inline int rows_in_l2(int row_length, std::int64_t bytes) {
+  return std::max(1, int(bytes / (std::int64_t{3} * 8 * row_length)));
+}
+
 /// Run f(j, k) for every x-line (j, k) of box b, in the cache-blocked order of the sweeps:
 /// a work item is a tile of y-rows swept through a chunk of z-planes, sized so that three
 /// planes of a tile (of padded width `row_length` doubles) fit in 384 KiB of a per-core L2; a
@@ -70,9 +76,7 @@ void for_each_line_blocked(const std::string& label, const Box& b, int row_lengt
   if (b.empty()) return;
   const int ny = b.extent(1), nz = b.extent(2);
   const int threads = Exec().concurrency();
-  const std::int64_t l2_bytes = std::int64_t{384} * 1024;
-  const std::int64_t bytes_per_row = std::int64_t{3} * 8 * row_length;  // 3 rows of doubles
-  const int rows_max = std::max(1, int(l2_bytes / bytes_per_row));
+  const int rows_max = rows_in_l2(row_length, std::int64_t{384} * 1024);
   int tiles = (ny + rows_max - 1) / rows_max;
   const int chunks = tiles >= threads ? 1 : std::min(nz, (threads + tiles - 1) / tiles);
   if (chunks == 1) tiles = std::min(ny, (tiles + threads - 1) / threads * threads);
@@ -107,9 +111,7 @@ void for_each_line(
   const int ny = b.extent(1);
   const std::int64_t lines = std::int64_t(ny) * b.extent(2);
   const int threads = Exec().concurrency();
-  const std::int64_t l2_bytes = std::int64_t{512} * 1024;
-  const std::int64_t bytes_per_row = std::int64_t{3} * 8 * row_length;  // 3 rows of doubles
-  const int rows_max = std::max(1, int(l2_bytes / bytes_per_row));
+  const int rows_max = rows_in_l2(row_length, std::int64_t{512} * 1024);
   const int tiles = (ny + rows_max - 1) / rows_max;
   const int rows = (ny + tiles - 1) / tiles;
   const Index3 lo = b.lo;

@@ -8,10 +8,10 @@
 // per rank with ordinary and with streaming stores (stream_copy.hpp), on every rank at once;
 //   bound = max(ordinary, streaming) / 16 B per cell update, summed over ranks.
 // Rounds go round-robin over the candidates and the yardstick (a few copies back to back,
-// StreamCopy::measure), so all see the same machine state; a candidate is built afresh each round
-// (one field pair in memory at a time), runs
-// --warmup untimed steps, then --steps timed ones. Figures are medians over rounds of the
-// slowest rank; phases come from the stepper's own timers.
+// StreamCopy::measure), so all see the same machine state; a candidate is built afresh each
+// round (one field pair in memory at a time), runs --warmup untimed steps, then --steps timed
+// ones. Figures are medians over rounds of the slowest rank; phases come from the stepper's own
+// timers.
 //
 // Every candidate runs the same steps from the same initial field, so its final digest must
 // equal the baseline's (dim-ordered, H = 1, no blocking, no overlap) bit for bit; a candidate
