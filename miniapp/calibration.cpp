@@ -111,6 +111,7 @@ HaloWidthChoice choose_halo_width(const Config& config, const Roofline* roofline
     fill_zero(v);
     Neighborhood everywhere;  // a neighbour on every side: the rounds of a periodic block
     std::vector<Box> regions;
+    regions.reserve(std::size_t(c.width));
     for (int s = 0; s < c.width; ++s)
       regions.push_back(update_region(everywhere, in.n, c.width, s, in.two_d));
     const TemporalBlocking tb(u, c.tile, regions, {}, config.stencil,
