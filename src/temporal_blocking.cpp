@@ -1,6 +1,7 @@
 #include "temporal_blocking.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -159,13 +160,18 @@ TemporalBlocking::TemporalBlocking(const Field& u, const Index3& tile, std::vect
   // writes v directly; one sub-step goes from u to v with no scratch at all).
   for (const Box& T : tiles_) {
     const Box S = scratch_box(T, rounds);
-    capacity_ = std::max(capacity_, std::int64_t(rounds - 1) * 3 * S.extent(0) * S.extent(1));
+    capacity_ = std::max(capacity_, std::int64_t(rounds - 1) * 3 * ring_pitch(S) * S.extent(1));
   }
+  capacity_ = (capacity_ + 7) / 8 * 8 + 8;  // whole 64-byte lines, and room to align the ring
   const std::int64_t threads = Exec().concurrency();
   scratch_ = Kokkos::View<double*, Memory>(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "miniapp::temporal_blocking::scratch"),
       std::size_t(std::max<std::int64_t>(capacity_ * threads, 1)));
   advise_huge_pages(scratch_.data(), std::int64_t(scratch_.size()) * std::int64_t(sizeof(double)));
+}
+
+std::int64_t TemporalBlocking::ring_pitch(const Box& S) {
+  return (S.extent(0) + 7 + 7) / 8 * 8;  // up to 7 cells of padding, then whole lines
 }
 
 Box TemporalBlocking::scratch_box(const Box& T, int k) const {
@@ -208,14 +214,19 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
   // s-1) are then complete. Levels below the last keep their planes in a ring of 3 (plane z
   // in slot z mod 3); the last level writes v.
   const Box S = scratch_box(T, k);
-  const std::int64_t sx = S.extent(0), plane = sx * S.extent(1);
   const int h = h_;
+  // The ring's rows keep the field's 64-byte phase: x = h (the first owned cell) starts a line
+  // in both, so a line kernel reading one and writing the other has all its whole vectors on
+  // lines of both (with the ring's rows at any phase, most rows split every load or store).
+  const std::int64_t sx = ring_pitch(S), plane = sx * S.extent(1);
+  const int pad = (8 - (h - S.lo[0]) % 8) % 8;
+  ring += (8 - reinterpret_cast<std::uintptr_t>(ring) / sizeof(double) % 8) % 8;
   const int nz = n_[2];
   const auto slot_of = [&](int s, int z) {
     return ring + (std::int64_t(s) * 3 + (z - S.lo[2]) % 3) * plane;
   };
   const auto at = [&](auto* base, int i, int j) {
-    return base + (i - S.lo[0]) + sx * (j - S.lo[1]);
+    return base + pad + (i - S.lo[0]) + sx * (j - S.lo[1]);
   };
   const std::int64_t field_sz = two_d_ ? 0 : in_u.sz;
   // Physical-boundary fills of plane z of level s (the plain loop's order and spans, limited

@@ -159,6 +159,8 @@ class TemporalBlocking {
   /// Scratch box of tile T for a round of k sub-steps: T grown by k (not along z in 2D),
   /// clipped to the padded block.
   Box scratch_box(const Box& T, int k) const;
+  /// Doubles from one row of a ring plane of scratch box S to the next.
+  static std::int64_t ring_pitch(const Box& S);
   /// R_s of the header comment.
   Box update_box(const Box& T, int k, int s) const;
 
