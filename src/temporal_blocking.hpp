@@ -45,9 +45,13 @@ namespace miniapp {
 
 /// Default working-set budget per thread for the automatic tile: the 3 planes of the tile
 /// grown by the round length per sub-step (the rings of the sub-steps below the last and the
-/// 3 planes of u the first one reads) must fit in it: about a core's L2 plus its share of L3
-/// on current server CPUs (`miniapp bench temporal --tiles` compares tiles around it).
-constexpr std::int64_t kTemporalBlockingBudget = std::int64_t(7) * 512 * 1024;  // 3.5 MiB
+/// 3 planes of u the first one reads) must fit in it: three quarters of a 1 MiB L2, so that
+/// the rings stay in the core's own L2 beside the lines of u and v passing through. Measured
+/// on AMD Zen 5 (1 MiB L2), 256^3, two threads, four rounds of `miniapp bench temporal`, ms
+/// per round: H = 2 8.5-9.1 with this budget (tile 256x32), 9.0-9.5 with 1 MiB (256x64),
+/// 10.1-11.2 with 3.5 MiB (256x128); H = 4 15.4-16.8 (256x20x128), 16.9-17.7 (256x32),
+/// 17.7-18.1 (256x128). `--tiles` compares tiles around it on other machines.
+constexpr std::int64_t kTemporalBlockingBudget = std::int64_t(768) * 1024;
 
 /// The working-set budget per thread for rounds of up to h sub-steps.
 constexpr std::int64_t temporal_blocking_budget(int /*h*/) { return kTemporalBlockingBudget; }
