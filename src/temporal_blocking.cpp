@@ -171,7 +171,7 @@ TemporalBlocking::TemporalBlocking(const Field& u, const Index3& tile, std::vect
 }
 
 std::int64_t TemporalBlocking::ring_pitch(const Box& S) {
-  return (S.extent(0) + 7 + 7) / 8 * 8;  // up to 7 cells of padding, then whole lines
+  return (std::int64_t{S.extent(0)} + 7 + 7) / 8 * 8;  // up to 7 cells of padding, whole lines
 }
 
 Box TemporalBlocking::scratch_box(const Box& T, int k) const {
