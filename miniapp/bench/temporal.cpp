@@ -50,8 +50,10 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
   MPI_Comm_size(comm, &nranks);
   int n = 256, reps = 5, warmup = 1, points = 7;
   std::vector<int> widths{1, 2, 4, 8};
-  std::vector<std::string> tile_names{"auto",     "32x32x32",  "64x32x32",
-                                      "64x64x32", "128x32x16", "256x16x16"};
+  // Around the automatic tile: whole x-lines and a few rows, through all planes (rings in the
+  // L2), one with the y extent doubled, then shorter lines and a cube.
+  std::vector<std::string> tile_names{"auto",       "256x16x256", "256x32x256",
+                                      "128x32x256", "64x64x256",  "64x32x32"};
   CLI::App app{
       "Temporal blocking: rounds of H sub-steps fused over tiles vs H plain sweeps vs the "
       "single-sweep memory bound (STREAM-style copy / 16 B), on an n^3 block per rank (no "
