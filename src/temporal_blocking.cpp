@@ -100,7 +100,8 @@ BlockingChoice choose_blocking(const BlockingModelInputs& in) {
   int widest = std::max(1, in.max_width);
   for (int d = 0; d < (in.two_d ? 2 : 3); ++d) widest = std::min(widest, in.n[d]);
   for (int h = 2; h <= widest; ++h) {
-    const Index3 tile = auto_tile(in.n, h, in.two_d, in.budget, in.threads);
+    const Index3 tile = auto_tile(
+        in.n, h, in.two_d, in.budget > 0 ? in.budget : temporal_blocking_budget(h), in.threads);
     const double time =
         1.0 / (h * in.memory_rate) +
         blocking_work(tile, h, in.two_d) * (1.0 + kLineCost / tile[0]) / in.cache_rate +

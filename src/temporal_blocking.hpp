@@ -53,8 +53,17 @@ namespace miniapp {
 /// 17.7-18.1 (256x128). `--tiles` compares tiles around it on other machines.
 constexpr std::int64_t kTemporalBlockingBudget = std::int64_t(768) * 1024;
 
+/// Beyond H = 4 the cones of tiles that fit the L2 cost more than a working set in the L3:
+/// at H = 8 the L2 budget leaves 128x12 tiles with 76 % redundant work. Measured as above,
+/// three rounds, ms per round with 768 KiB against 3 MiB: H = 5 25.5-29.4 (128x32) against
+/// 20.7-27.7 (256x64), H = 6 30.8-36.3 against 24.8-30.8, H = 8 49.8-54.3 against 36.6-46.7
+/// (256x44); 4 MiB was no better than 3.
+constexpr std::int64_t kDeepTemporalBlockingBudget = std::int64_t(3) * 1024 * 1024;
+
 /// The working-set budget per thread for rounds of up to h sub-steps.
-constexpr std::int64_t temporal_blocking_budget(int /*h*/) { return kTemporalBlockingBudget; }
+constexpr std::int64_t temporal_blocking_budget(int h) {
+  return h <= 4 ? kTemporalBlockingBudget : kDeepTemporalBlockingBudget;
+}
 
 /// Bytes a thread keeps in cache for a tile t in rounds of h sub-steps: 3 planes of the tile
 /// grown by h per sub-step (x fastest). Pure.
@@ -85,7 +94,7 @@ struct BlockingModelInputs {
   double plain_rate = 0;         ///< measured rate of the plain H = 1 sweep (0: from the model)
   double exchange_latency = 0;   ///< seconds of one exchange that do not grow with its bytes
   double exchange_transfer = 0;  ///< seconds of one width-1 exchange that grow with its bytes
-  std::int64_t budget = kTemporalBlockingBudget;  ///< working-set bytes per thread
+  std::int64_t budget = 0;       ///< working-set bytes per thread; 0: temporal_blocking_budget(H)
 };
 
 /// What choose_blocking() picked and why.

@@ -155,7 +155,7 @@ TEST(TemporalBlocking, ModelChoosesBlockingOnlyWhenItBeatsThePlainSweep) {
   EXPECT_LE(fast.width, 8);
   EXPECT_GT(fast.rate, fast.plain_rate);
   EXPECT_DOUBLE_EQ(fast.plain_rate, 1.0 / (1.0 / 3.3e9 + 1.0 / 5.0e9));
-  EXPECT_EQ(fast.tile, auto_tile(in.n, fast.width, false, in.budget, 2));
+  EXPECT_EQ(fast.tile, auto_tile(in.n, fast.width, false, temporal_blocking_budget(fast.width), 2));
   // A measured plain sweep faster than any blocked round can be: keep H = 1 plain.
   in.plain_rate = 4.0e9;
   const BlockingChoice plain = choose_blocking(in);
