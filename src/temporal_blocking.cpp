@@ -163,12 +163,17 @@ TemporalBlocking::TemporalBlocking(const Field& u, const Index3& tile, std::vect
     const Box S = scratch_box(T, rounds);
     capacity_ = std::max(capacity_, std::int64_t(rounds - 1) * 3 * ring_pitch(S) * S.extent(1));
   }
-  capacity_ = (capacity_ + 7) / 8 * 8 + 8;  // whole 64-byte lines, and room to align the ring
-  const std::int64_t threads = Exec().concurrency();
-  scratch_ = Kokkos::View<double*, Memory>(
+  // Whole 64-byte lines per thread, and the scratch starts on a line: so does every thread's
+  // ring (run_tile pads its rows to the field's phase).
+  capacity_ = (capacity_ + 7) / 8 * 8;
+  const std::size_t size = std::size_t(std::max<std::int64_t>(capacity_ * Exec().concurrency(), 1));
+  const Kokkos::View<double*, Memory> all(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "miniapp::temporal_blocking::scratch"),
-      std::size_t(std::max<std::int64_t>(capacity_ * threads, 1)));
-  advise_huge_pages(scratch_.data(), std::int64_t(scratch_.size()) * std::int64_t(sizeof(double)));
+      size + 7);
+  const std::size_t skip =
+      (8 - reinterpret_cast<std::uintptr_t>(all.data()) / sizeof(double) % 8) % 8;
+  scratch_ = Kokkos::subview(all, std::make_pair(skip, skip + size));
+  advise_huge_pages(all.data(), std::int64_t(all.size()) * std::int64_t(sizeof(double)));
 }
 
 std::int64_t TemporalBlocking::ring_pitch(const Box& S) {
@@ -216,12 +221,12 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
   // in slot z mod 3); the last level writes v.
   const Box S = scratch_box(T, k);
   const int h = h_;
-  // The ring's rows keep the field's 64-byte phase: x = h (the first owned cell) starts a line
-  // in both, so a line kernel reading one and writing the other has all its whole vectors on
-  // lines of both (with the ring's rows at any phase, most rows split every load or store).
+  // The ring (on a 64-byte line, see the constructor) keeps the field's phase in its rows:
+  // x = h (the first owned cell) starts a line in both, so a line kernel reading one and writing
+  // the other has all its whole vectors on lines of both (with the ring's rows at any phase, most
+  // rows split every load or store).
   const std::int64_t sx = ring_pitch(S), plane = sx * S.extent(1);
   const int pad = (8 - (h - S.lo[0]) % 8) % 8;
-  ring += (8 - reinterpret_cast<std::uintptr_t>(ring) / sizeof(double) % 8) % 8;
   const int nz = n_[2];
   const auto slot_of = [&](int s, int z) {
     return ring + (std::int64_t(s) * 3 + (z - S.lo[2]) % 3) * plane;
