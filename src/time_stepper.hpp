@@ -94,9 +94,11 @@ class TimeStepper {
   void update(const Box& region);
   /// Refill the ghosts beyond physical edges from the field just computed.
   void refill_boundaries();
-  /// Start the exchange of u, run inner(0 .. items-1) (work that reads no ghost) with an
-  /// MPI_Testall after each, finish the exchange, run rest(). Fences; times every part.
-  void overlapped_exchange(int items, const std::function<void(int)>& inner,
+  /// Start the exchange of u, run the work items 0 .. items-1 that read no ghost, inner(first,
+  /// last) running items [first, last): one at a time with an MPI_Testall after each, all the
+  /// rest at once when the exchange has completed. Then finish the exchange, run rest().
+  /// Fences; times every part.
+  void overlapped_exchange(int items, const std::function<void(int, int)>& inner,
                            const std::function<void()>& rest);
   /// One temporally blocked round of k sub-steps: exchange (overlapped with the tiles that read
   /// no ghost if asked), then all tiles; v receives the result.
