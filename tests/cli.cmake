@@ -262,6 +262,10 @@ set(_nonzero_ms "([1-9][0-9]*\\.[0-9]{3}|0\\.(00[1-9]|0[1-9][0-9]|[1-9][0-9]{2})
 miniapp_add_cli_test(NAME bench_step_packing RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
                      REGEX "^  packing \\(dim-ordered H=1, ms per step\\): pack x/y/z faces ${_nonzero_ms}/${_ms}/${_ms}, unpack ${_nonzero_ms}/${_ms}/${_ms}. [0-9]+\\.[0-9]{2} MB each way, moved at [0-9]+\\.[0-9]{2} of the ordinary copy"
                      ARGS bench step --n 16 --steps 2 --warmup 2 --reps 1 --modes dim-ordered --widths 1)
+# Where packing stands: the x faces' rate in whole lines, the y and z faces against the copy.
+miniapp_add_cli_test(NAME bench_step_packing_limit RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
+                     REGEX "^  where packing stands: the x faces, 512 values a line each, at [0-9]+\\.[0-9] GB/s of whole lines .* the y and z faces at [0-9]+\\.[0-9]{2} of the ordinary copy$"
+                     ARGS bench step --n 16 --steps 2 --warmup 2 --reps 1 --modes dim-ordered --widths 1)
 # Closed dimensions: every candidate also fills the physical-boundary ghosts (the boundary
 # column is measured) and still reaches the baseline's digest (else exit 1 and DIFFERS).
 miniapp_add_cli_test(NAME bench_step_closed RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
