@@ -77,39 +77,39 @@ void TimeStepper::exchange_and_update(const Box& region) {
   inner = inner.intersect(region);
   if (inner.empty()) inner = Box{};
   const int slow = dims - 1, tiles = std::min(8, std::max(1, inner.extent(slow)));
-  std::vector<Box> updated;  // what each run of slabs updated
-  bool whole = false;        // the region in one sweep, every ghost there before the first slab
+  std::vector<Box> updated;  // what each run of slabs updated, in order along slow
   const auto slabs = [&](int first, int last) {
-    if (first == 0 && last == tiles && halo_->dims_complete() == 3) {
-      whole = true;
-      update(region);
-      return;
-    }
     Box b = inner;
     b.lo[slow] = inner.lo[slow] + inner.extent(slow) * first / tiles;
     b.hi[slow] = inner.lo[slow] + inner.extent(slow) * last / tiles;
     // Where the ghosts of the fastest dimensions have already arrived (dim-ordered: x after its
     // first phase), the slab's lines run the whole region along them: the shell left for
     // after the messages is thinner, and its x faces, one cell per line, need no pass of their
-    // own.
-    for (int d = 0; d < std::min(slow, halo_->dims_complete()); ++d) {
+    // own. Once the slow dimension's have arrived too, a run of slabs at either end reaches the
+    // region's end: all of them at once are the whole region, as without overlap.
+    const int complete = halo_->dims_complete();
+    for (int d = 0; d < std::min(slow, complete); ++d) {
       b.lo[d] = region.lo[d];
       b.hi[d] = region.hi[d];
+    }
+    if (slow < complete) {
+      if (first == 0) b.lo[slow] = region.lo[slow];
+      if (last == tiles) b.hi[slow] = region.hi[slow];
     }
     updated.push_back(b);
     update(b);
   };
   // The outer shell: region minus the slabs, as disjoint boxes: the two ends along the slow
-  // dimension, then per slab what it left out along the faster ones.
+  // dimension beyond the runs, then per run what it left out along the faster ones (each of
+  // them empty where a run reached across).
   const auto shell = [&] {
-    if (whole) return;
-    if (inner.empty()) {
+    if (updated.empty()) {
       update(region);
       return;
     }
     Box lo = region, hi = region;
-    lo.hi[slow] = inner.lo[slow];
-    hi.lo[slow] = inner.hi[slow];
+    lo.hi[slow] = updated.front().lo[slow];
+    hi.lo[slow] = updated.back().hi[slow];
     update(lo);
     update(hi);
     for (const Box& b : updated) {
