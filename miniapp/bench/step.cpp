@@ -77,13 +77,12 @@ struct StepCandidate {
   }
 };
 
-/// The share of an exchange's bytes that its first phase sends (dim-ordered: the x faces).
-double first_phase_share(const HaloPlan& plan) {
+/// Bytes an exchange sends in its first phase (dim-ordered: the x faces).
+double first_phase_bytes(const HaloPlan& plan) {
   double first = 0;
   for (const HaloMessage& m : plan.messages)
     if (m.phase == 0) first += double(m.send.count()) * double(sizeof(double));
-  const double all = double(plan.bytes_per_exchange());
-  return all > 0 ? first / all : 0.0;
+  return first;
 }
 
 /// One round of candidate c: build, warm up, time `steps` steps. Collective.
@@ -107,7 +106,7 @@ void run_candidate(StepCandidate& cand, int nranks, int warmup, int steps, MPI_C
                           slowest(h.pack_by_phase[1]), slowest(h.pack_by_phase[2]),
                           slowest(h.unpack_by_phase[0]), slowest(h.unpack_by_phase[1]),
                           slowest(h.unpack_by_phase[2]), slowest(double(h.bytes)),
-                          slowest(double(h.bytes) * first_phase_share(stepper.halo().plan()))});
+                          slowest(double(h.exchanges) * first_phase_bytes(stepper.halo().plan()))});
   const std::uint64_t digest = stepper.summary().digest;
   if (cand.digest_set && digest != cand.digest) cand.digest_stable = false;
   cand.digest = digest;
