@@ -14,24 +14,23 @@
 namespace miniapp {
 
 /// The stores of a sweep's output. Ordinary: through the cache. Streaming: non-temporal stores
-/// when the sweep's arrays are larger than the last-level cache (the output is not read again
-/// before it leaves the cache), ordinary stores otherwise. Auto: streaming (they write whole
-/// lines of every row, field.hpp, and skip reading the target line before writing it;
+/// when the sweep's arrays are larger than the rank's share of the last-level cache (the output
+/// is not read again before it leaves the cache), ordinary stores otherwise. Auto: streaming (they
+/// write whole lines of every row, field.hpp, and skip reading the target line before writing it;
 /// `miniapp bench stencil` compares both).
 enum class SweepStores { Auto, Ordinary, Streaming };
 
-/// True when a sweep over fields of `owned` cells reads and writes more than the last-level cache
-/// holds: their cells then come from memory, whatever part of them one sweep updates, and the
-/// sweep runs through each thread's planes with software prefetch (and streaming stores if
-/// asked).
+/// True when a sweep over fields of `owned` cells reads and writes more than this rank's share of
+/// the last-level cache (last_level_cache_share) holds: their cells then come from memory, whatever
+/// part of them one sweep updates, and the sweep runs through each thread's planes with software
+/// prefetch (and streaming stores if asked).
 bool sweep_streams_from_memory(const Box& owned);
 
 /// v = one step of the `points`-point stencil (7 or 27) on `region` (local padded box; its
 /// cells' neighbours must be inside u's padded box); `flat_z` for a 2D problem (z neighbours
-/// read the cell itself). Fields larger than the last-level cache are swept by each thread
-/// through its own run of planes, tile of rows by tile (for_each_line), smaller ones in the
-/// cache-blocked order (for_each_line_blocked).
-/// Launches a kernel, does not fence.
+/// read the cell itself). Fields larger than the rank's share of the last-level cache are swept by
+/// each thread through its own run of planes, tile of rows by tile (for_each_line), smaller ones in
+/// the cache-blocked order (for_each_line_blocked). Launches a kernel, does not fence.
 void apply_stencil(int points, const Field& u, Field& v, const Box& region, const Coefficients& a,
                    bool flat_z, SweepStores stores = SweepStores::Auto);
 

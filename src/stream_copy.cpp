@@ -99,36 +99,90 @@ void advise_huge_pages(void* p, std::int64_t bytes) {
 #endif
 }
 
-std::int64_t last_level_cache_bytes() {
-  static const std::int64_t bytes = [] {
-    // /sys/devices/system/cpu/cpu0/cache/indexN/{level,type,size}: the largest level wins.
-    int best_level = 0;
-    std::int64_t best = 0;
-    for (int index = 0; index < 8; ++index) {
-      const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
-      std::ifstream level_file(dir + "/level"), size_file(dir + "/size"), type_file(dir + "/type");
-      int level = 0;
-      std::string size, type;
-      if (!(level_file >> level) || !(size_file >> size) || !(type_file >> type)) continue;
-      if (type == "Instruction" || level < best_level) continue;
-      std::int64_t value = 0;
-      std::size_t used = 0;
-      try {
-        value = std::stoll(size, &used);
-      } catch (const std::exception&) {
-        continue;
-      }
-      const char unit = used < size.size() ? size[used] : ' ';
-      value *= unit == 'K'   ? 1024
-               : unit == 'M' ? 1024 * 1024
-               : unit == 'G' ? 1024 * 1024 * 1024
-                             : 1;
-      best_level = level;
-      best = value;
+namespace {
+
+struct LastLevelCache {
+  std::int64_t bytes = std::int64_t(32) * 1024 * 1024;
+  int cpus = 0;
+};
+
+/// /sys/devices/system/cpu/cpu0/cache/indexN/{level,type,size,shared_cpu_list}: the largest
+/// level wins.
+LastLevelCache read_last_level_cache() {
+  LastLevelCache out;
+  int best_level = 0;
+  for (int index = 0; index < 8; ++index) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+    std::ifstream level_file(dir + "/level"), size_file(dir + "/size"), type_file(dir + "/type");
+    int level = 0;
+    std::string size, type;
+    if (!(level_file >> level) || !(size_file >> size) || !(type_file >> type)) continue;
+    if (type == "Instruction" || level < best_level) continue;
+    std::int64_t value = 0;
+    std::size_t used = 0;
+    try {
+      value = std::stoll(size, &used);
+    } catch (const std::exception&) {
+      continue;
     }
-    return best > 0 ? best : std::int64_t(32) * 1024 * 1024;
-  }();
-  return bytes;
+    if (value <= 0) continue;
+    const char unit = used < size.size() ? size[used] : ' ';
+    value *= unit == 'K' ? 1024 : unit == 'M' ? 1024 * 1024 : unit == 'G' ? 1024 * 1024 * 1024 : 1;
+    std::ifstream cpus_file(dir + "/shared_cpu_list");
+    std::string cpus;
+    cpus_file >> cpus;
+    best_level = level;
+    out.bytes = value;
+    out.cpus = count_cpu_list(cpus);
+  }
+  return out;
+}
+
+const LastLevelCache& last_level_cache() {
+  static const LastLevelCache cache = read_last_level_cache();
+  return cache;
+}
+
+}  // namespace
+
+std::int64_t last_level_cache_bytes() { return last_level_cache().bytes; }
+
+int last_level_cache_cpus() { return last_level_cache().cpus; }
+
+int count_cpu_list(const std::string& list) {
+  int count = 0;
+  std::size_t at = 0;
+  while (at < list.size()) {
+    std::size_t end = list.find(',', at);
+    if (end == std::string::npos) end = list.size();
+    const std::string range = list.substr(at, end - at);
+    const std::size_t dash = range.find('-');
+    try {
+      std::size_t used = 0;
+      const int first = std::stoi(range.substr(0, dash), &used);
+      if (used != (dash == std::string::npos ? range.size() : dash)) return 0;
+      int last = first;
+      if (dash != std::string::npos) {
+        last = std::stoi(range.substr(dash + 1), &used);
+        if (used != range.size() - dash - 1) return 0;
+      }
+      if (first < 0 || last < first) return 0;
+      count += last - first + 1;
+    } catch (const std::exception&) {
+      return 0;
+    }
+    at = end + 1;
+  }
+  return count;
+}
+
+std::int64_t cache_share(std::int64_t bytes, int cpus, int threads) {
+  if (cpus <= 0 || threads >= cpus) return bytes;
+  return bytes * std::max(threads, 1) / cpus;
+}
+
+std::int64_t last_level_cache_share(int threads) {
+  return cache_share(last_level_cache_bytes(), last_level_cache_cpus(), threads);
 }
 
 bool has_streaming_stores() {

@@ -15,6 +15,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include "field.hpp"
 
@@ -32,9 +33,25 @@ bool has_streaming_stores();
 /// Advisory: does nothing where transparent huge pages are off or unsupported. Not collective.
 void advise_huge_pages(void* p, std::int64_t bytes);
 
-/// Bytes of the last-level cache of this CPU (from Linux sysfs; 32 MiB when unknown). Sweeps
-/// over arrays larger than this stream from memory.
+/// Bytes of the last-level cache of this CPU (from Linux sysfs; 32 MiB when unknown).
 std::int64_t last_level_cache_bytes();
+
+/// CPUs that share that cache (its sysfs shared_cpu_list; 0 when unknown).
+int last_level_cache_cpus();
+
+/// The CPUs in a Linux CPU list such as "0-15" or "0-7,16-23" (0 when it does not parse). Pure.
+int count_cpu_list(const std::string& list);
+
+/// The part of a cache of `bytes`, shared by `cpus` CPUs, that a rank running `threads` threads
+/// can count on when every CPU runs one: bytes * threads / cpus, all of it when the rank has as
+/// many threads as the cache has CPUs or the CPUs are unknown (0). Pure.
+std::int64_t cache_share(std::int64_t bytes, int cpus, int threads);
+
+/// This rank's share of the last-level cache: cache_share() of this CPU's cache for `threads`.
+/// On a node full of ranks each one's arrays compete for the cache with the others': 16 ranks
+/// of 256 MiB each do not fit a 300 MiB cache, although each alone would. Sweeps over arrays
+/// larger than this share stream from memory.
+std::int64_t last_level_cache_share(int threads);
 
 /// Copy bandwidths in bytes/s, 16 B counted per element.
 struct CopyRates {

@@ -194,6 +194,26 @@ TEST(StreamCopy, CopiesEveryElementWithEitherStores) {
     EXPECT_DOUBLE_EQ(rates.cells_per_second(), rates.best() / 16.0);
   }
   EXPECT_GT(last_level_cache_bytes(), 0);
+  EXPECT_GE(last_level_cache_cpus(), 0);
+  EXPECT_GT(last_level_cache_share(1), 0);
+  EXPECT_LE(last_level_cache_share(1), last_level_cache_bytes());
+}
+
+TEST(LastLevelCache, CountsCpuListsAndSharesTheCacheByThreads) {
+  EXPECT_EQ(count_cpu_list("0-15"), 16);
+  EXPECT_EQ(count_cpu_list("3"), 1);
+  EXPECT_EQ(count_cpu_list("0-7,16-23"), 16);
+  EXPECT_EQ(count_cpu_list("0,2,4-5"), 4);
+  EXPECT_EQ(count_cpu_list(""), 0);
+  EXPECT_EQ(count_cpu_list("0-x"), 0);
+  EXPECT_EQ(count_cpu_list("7-3"), 0);
+  const std::int64_t mib = 1024 * 1024;
+  // A 300 MiB cache of 16 CPUs: 16 ranks of 1 thread get 18.75 MiB each, 4 x 4 get 75 MiB.
+  EXPECT_EQ(cache_share(300 * mib, 16, 1), 300 * mib / 16);
+  EXPECT_EQ(cache_share(300 * mib, 16, 4), 75 * mib);
+  EXPECT_EQ(cache_share(300 * mib, 16, 16), 300 * mib);
+  EXPECT_EQ(cache_share(300 * mib, 16, 32), 300 * mib);
+  EXPECT_EQ(cache_share(32 * mib, 0, 1), 32 * mib);  // CPUs unknown: all of it
 }
 
 TEST(LineCopy, CopiesEveryLengthAndAlignmentAndNothingBeyond) {
