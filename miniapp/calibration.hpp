@@ -4,13 +4,14 @@
 //   --roofline         the memory bound: a STREAM copy (ordinary and streaming stores, every
 //                      rank at once); a sweep moves 16 B per cell update, so
 //                      bound = max(ordinary, streaming) / 16 B   (stream_copy.hpp)
-//   --halo-width auto  the halo width H, temporal blocking and tile from choose_blocking()
+//   --halo-width auto  the halo width H, temporal blocking and tile: blocking_candidates()
 //                      (temporal_blocking.hpp), fed with the copy bound, the sweep's rate in
-//                      cache and a few measured plain sweeps of the run's block; the choice is
-//                      never predicted slower than H = 1 plain, a blocked one is then timed on
-//                      a block of its own and dropped for H = 1 plain where it is not faster,
-//                      and any H gives the same field bit for bit, so the choice changes the
-//                      speed only
+//                      cache and a few measured plain sweeps of the run's block, ranks the
+//                      blocked settings; its best H is timed on a block of its own, then
+//                      its neighbours H - 1 and H + 1, walking on towards the faster until
+//                      the next is slower; the fastest timed is kept where it beats the plain
+//                      sweep, else H = 1 plain; any H gives the same field bit for bit, so the
+//                      choice changes the speed only
 //
 // Rates are reduced over ranks (slowest rank), so every rank reaches the same choice; rank 0's
 // is broadcast all the same.
@@ -19,6 +20,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "options.hpp"
 #include "stream_copy.hpp"
@@ -37,18 +39,23 @@ struct Roofline {
 };
 
 /// Measure the copy for about `seconds` (plus the arrays' first touch): each rank copies as
-/// many doubles as it owns cells, but at least twice the last-level cache in its two arrays (so
-/// the copy runs from memory even for a small run) and at most 2^25. Collective.
+/// many doubles as it owns cells, but at least twice its share of the last-level cache in its two
+/// arrays (so the copy runs from memory even for a small run) and at most 2^25. Collective.
 Roofline measure_roofline(const Config& config, MPI_Comm comm, double seconds = 0.5);
 
 /// What --halo-width auto measured and chose.
 struct HaloWidthChoice {
   BlockingModelInputs model;  ///< per rank: the block, the copy bound, the in-cache and plain rates
-  BlockingChoice choice;      ///< rank 0's, broadcast (plain if a blocked one lost, below)
-  /// A blocked choice of the model, timed: its width (0: none timed) and the cell updates/s
-  /// per rank it reached (the slowest rank's). Kept only where above the plain sweep's.
-  int timed_width = 0;
-  double timed_rate = 0;
+  BlockingChoice choice;      ///< the fastest timed blocked setting, or plain (below)
+  /// A blocked setting of the model, timed: its width and the cell updates/s per rank it
+  /// reached (the slowest rank's).
+  struct Timed {
+    int width = 0;
+    double rate = 0;
+  };
+  /// The blocked settings timed, in the order timed (the model's best H first, then its
+  /// neighbours); the fastest is chosen where it beats the plain sweep's measured rate.
+  std::vector<Timed> timed;
   double seconds = 0;  ///< spent calibrating
 };
 

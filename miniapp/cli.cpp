@@ -170,8 +170,8 @@ ParseOutcome parse_command_line(int argc, char** argv) {
   app.add_option("--halo-width", c.halo_width,
                  "ghost layers H: exchange once, then H steps without communication; auto: H, "
                  "--temporal-blocking and --tile chosen at start-up from a short calibration "
-                 "(copy bound, sweep rate in cache and from memory); a blocked choice is timed "
-                 "and kept only where faster than H=1 plain")
+                 "(copy bound, sweep rate in cache and from memory): the model's best H and "
+                 "its neighbours are timed, the fastest kept only where faster than H=1 plain")
       ->type_name("INT|auto")
       ->group(kHalo);
   app.add_flag("--overlap", c.overlap,

@@ -199,16 +199,18 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
     const BlockingChoice& c = auto_width.choice;
     const BlockingModelInputs& m = auto_width.model;
     if (rank == 0) {
-      char timed[96] = "";
-      if (auto_width.timed_width > 0)
-        std::snprintf(timed, sizeof timed, ", H=%d blocked timed %.4e", auto_width.timed_width,
-                      auto_width.timed_rate);
+      std::string timed;
+      for (const HaloWidthChoice::Timed& t : auto_width.timed) {
+        char one[64];
+        std::snprintf(one, sizeof one, ", H=%d blocked timed %.4e", t.width, t.rate);
+        timed += one;
+      }
       std::printf(
           "halo width auto: chose H=%d, temporal blocking %s%s (predicted %.4e vs plain %.4e "
           "cell upd/s; per rank: copy bound %.4e, in cache %.4e, plain sweep %.4e%s; %.2f s)\n",
           c.width, c.blocking ? "on, tile " : "off", c.blocking ? joined(c.tile, "x").c_str() : "",
-          c.rate * nranks, c.plain_rate * nranks, m.memory_rate, m.cache_rate, m.plain_rate, timed,
-          auto_width.seconds);
+          c.rate * nranks, c.plain_rate * nranks, m.memory_rate, m.cache_rate, m.plain_rate,
+          timed.c_str(), auto_width.seconds);
       std::fflush(stdout);
     }
     config = with_halo_width(config, c);

@@ -80,23 +80,35 @@ Index3 auto_tile(const Index3& n, int h, bool two_d, std::int64_t budget, int th
   return best;
 }
 
-BlockingChoice choose_blocking(const BlockingModelInputs& in) {
-  BlockingChoice choice;
+namespace {
+
+bool can_model(const BlockingModelInputs& in) {
+  return double(in.n[0]) * in.n[1] * in.n[2] > 0 && in.memory_rate > 0 && in.cache_rate > 0;
+}
+
+/// Seconds per owned cell and sub-step of the exchange at halo width h: the deep halo's rarer,
+/// bigger messages (shell(h): the ghost cells of width h around the block, not along z in 2D).
+double exchange_per_step(const BlockingModelInputs& in, int h) {
   const double cells = double(in.n[0]) * in.n[1] * in.n[2];
-  if (cells <= 0 || in.memory_rate <= 0 || in.cache_rate <= 0) return choice;
-  // Ghost cells of width h around the block (not along z in 2D).
-  const auto shell = [&](int h) {
-    const double hz = in.two_d ? 0 : h;
-    return (in.n[0] + 2.0 * h) * (in.n[1] + 2.0 * h) * (in.n[2] + 2.0 * hz) - cells;
+  const auto shell = [&](int w) {
+    const double wz = in.two_d ? 0 : w;
+    return (in.n[0] + 2.0 * w) * (in.n[1] + 2.0 * w) * (in.n[2] + 2.0 * wz) - cells;
   };
-  const auto exchange_per_step = [&](int h) {
-    return (in.exchange_latency + in.exchange_transfer * shell(h) / shell(1)) / (h * cells);
-  };
-  const double plain_sweep =
+  return (in.exchange_latency + in.exchange_transfer * shell(h) / shell(1)) / (h * cells);
+}
+
+double modeled_plain_rate(const BlockingModelInputs& in) {
+  const double sweep =
       in.plain_rate > 0 ? 1.0 / in.plain_rate : 1.0 / in.memory_rate + 1.0 / in.cache_rate;
-  const double plain_time = plain_sweep + exchange_per_step(1);
-  choice.plain_rate = 1.0 / plain_time;
-  choice.rate = choice.plain_rate;
+  return 1.0 / (sweep + exchange_per_step(in, 1));
+}
+
+}  // namespace
+
+std::vector<BlockingChoice> blocking_candidates(const BlockingModelInputs& in) {
+  std::vector<BlockingChoice> out;
+  if (!can_model(in)) return out;
+  const double plain_rate = modeled_plain_rate(in);
   int widest = std::max(1, in.max_width);
   for (int d = 0; d < (in.two_d ? 2 : 3); ++d) widest = std::min(widest, in.n[d]);
   for (int h = 2; h <= widest; ++h) {
@@ -105,15 +117,23 @@ BlockingChoice choose_blocking(const BlockingModelInputs& in) {
     const double time =
         1.0 / (h * in.memory_rate) +
         blocking_work(tile, h, in.two_d) * (1.0 + kLineCost / tile[0]) / in.cache_rate +
-        exchange_per_step(h);
-    if (1.0 / time > choice.rate * (1.0 + 1e-9)) {
-      choice.width = h;
-      choice.blocking = true;
-      choice.tile = tile;
-      choice.rate = 1.0 / time;
-    }
+        exchange_per_step(in, h);
+    out.push_back(BlockingChoice{h, true, tile, 1.0 / time, plain_rate});
   }
-  return choice;
+  // Fastest first; equal predictions keep the narrower halo first (h ascends, a stable sort).
+  std::stable_sort(out.begin(), out.end(), [](const BlockingChoice& a, const BlockingChoice& b) {
+    return a.rate > b.rate;
+  });
+  return out;
+}
+
+BlockingChoice choose_blocking(const BlockingModelInputs& in) {
+  const std::vector<BlockingChoice> candidates = blocking_candidates(in);
+  if (!candidates.empty() && candidates.front().rate > candidates.front().plain_rate * (1 + 1e-9))
+    return candidates.front();
+  BlockingChoice plain;
+  if (can_model(in)) plain.rate = plain.plain_rate = modeled_plain_rate(in);
+  return plain;
 }
 
 TemporalBlocking::TemporalBlocking(const Field& u, const Index3& tile, std::vector<Box> regions,

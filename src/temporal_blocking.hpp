@@ -116,6 +116,11 @@ struct BlockingChoice {
 /// Never returns a setting predicted slower than H = 1 plain (ties go to plain). Pure.
 BlockingChoice choose_blocking(const BlockingModelInputs& in);
 
+/// Every blocked setting the model above can rank (the best tile of each H from 2 to the
+/// widest the block and options allow), fastest predicted first; choose_blocking() is the
+/// first where it is predicted faster than H = 1 plain. Pure.
+std::vector<BlockingChoice> blocking_candidates(const BlockingModelInputs& in);
+
 /// What a temporally blocked round needs to know about the physical boundaries.
 struct BoundaryRule {
   std::vector<BoundaryFill> fills;  ///< plan_refill order and spans

@@ -2,6 +2,9 @@
 // serial single-domain reference bit for bit, for every stencil, boundary kind, halo width
 // H in {1, 2, 3, 4, 8}, tile shape (automatic, and small tiles whose cones overlap several
 // neighbours and cross the ghost zones), with and without overlap, on every rank grid that fits.
+#include <algorithm>
+#include <vector>
+
 #include "temporal_blocking.hpp"
 #include "test_support.hpp"
 #include "time_stepper.hpp"
@@ -195,6 +198,50 @@ TEST(TemporalBlocking, ModelChoosesBlockingOnlyWhenItBeatsThePlainSweep) {
   in.exchange_latency = 0;
   in.exchange_transfer = 1e-3;
   EXPECT_FALSE(choose_blocking(in).blocking);
+}
+
+TEST(TemporalBlocking, CandidatesAreEveryBlockedWidthFastestFirst) {
+  BlockingModelInputs in;
+  in.n = {256, 256, 256};
+  in.threads = 2;
+  in.max_width = 8;
+  in.memory_rate = 3.3e9;
+  in.cache_rate = 5.0e9;
+  const std::vector<BlockingChoice> candidates = blocking_candidates(in);
+  ASSERT_EQ(candidates.size(), 7u);  // H = 2..8
+  const BlockingChoice first = choose_blocking(in);
+  EXPECT_EQ(candidates.front().width, first.width);
+  EXPECT_EQ(candidates.front().tile, first.tile);
+  EXPECT_DOUBLE_EQ(candidates.front().rate, first.rate);
+  std::vector<int> widths;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const BlockingChoice& c = candidates[i];
+    EXPECT_TRUE(c.blocking);
+    EXPECT_GE(c.width, 2);
+    EXPECT_DOUBLE_EQ(c.plain_rate, first.plain_rate);
+    EXPECT_EQ(c.tile, auto_tile(in.n, c.width, false, temporal_blocking_budget(c.width), 2));
+    if (i > 0) EXPECT_LE(c.rate, candidates[i - 1].rate);
+    widths.push_back(c.width);
+  }
+  std::sort(widths.begin(), widths.end());
+  EXPECT_EQ(std::unique(widths.begin(), widths.end()), widths.end()) << "one tile per width";
+  EXPECT_GT(first.rate, first.plain_rate);
+  // A plain sweep this fast beats every candidate: they are still ranked (the calibration
+  // times the first few), but the model's choice is plain.
+  in.plain_rate = 4.0e9;
+  const std::vector<BlockingChoice> slower = blocking_candidates(in);
+  ASSERT_EQ(slower.size(), 7u);
+  EXPECT_LT(slower.front().rate, slower.front().plain_rate);
+  EXPECT_FALSE(choose_blocking(in).blocking);
+  // The widths stop at the block's smallest side and at max_width; none without rates.
+  in.n = {256, 3, 256};
+  EXPECT_EQ(blocking_candidates(in).size(), 2u);
+  in.n = {256, 256, 256};
+  in.max_width = 1;
+  EXPECT_TRUE(blocking_candidates(in).empty());
+  in.max_width = 8;
+  in.cache_rate = 0;
+  EXPECT_TRUE(blocking_candidates(in).empty());
 }
 
 }  // namespace
