@@ -1,7 +1,6 @@
 #include "calibration.hpp"
 
 #include <algorithm>
-#include <map>
 #include <vector>
 
 #include "affinity.hpp"
@@ -56,8 +55,7 @@ Roofline measure_roofline(const Config& config, MPI_Comm comm, double seconds) {
   MPI_Comm_size(comm, &nranks);
   const double start = MPI_Wtime();
   const double cells = double(config.grid[0]) * config.grid[1] * config.grid[2] / nranks;
-  // Arrays beyond each rank's share of the last-level cache: together, beyond the cache.
-  const double floor = 2.0 * double(last_level_cache_share(Exec().concurrency())) / 16.0;
+  const double floor = 2.0 * double(last_level_cache_bytes()) / 16.0;
   Roofline r;
   r.elements = std::int64_t(std::min(std::max(cells, floor), double(std::int64_t(1) << 25)));
   const StreamCopy copy(r.elements);
@@ -133,38 +131,22 @@ HaloWidthChoice choose_halo_width(const Config& config, const Roofline* roofline
   // The model can be wrong about a machine: on AMD Zen 5 it predicted H = 4 blocked at 1.10 x
   // the plain sweep, and the run got 0.82 x; in other runs there it predicted no blocked
   // setting faster than plain, and H = 6 blocked ran 1.6 x faster. So it only says where to
-  // start: its best H is timed, a few rounds on a block of its own, then H - 1 and H + 1, and
-  // the timing walks on towards whichever was faster until the next H is slower. The fastest
-  // timed is kept where it beats the plain sweep timed above. Every rank times, and all
-  // compare the slowest rank's figures: the same decision everywhere.
+  // start the walk (walk_widths), each width timed a few rounds on a block of its own; the
+  // fastest timed is kept where it beats the plain sweep timed above. Every rank times, and
+  // all compare the slowest rank's figures (in: the same on every rank, so is the plain rate
+  // below): the same decision everywhere.
   BlockingChoice& c = out.choice;
   c = BlockingChoice{};
   c.plain_rate = c.rate = choose_blocking(in).plain_rate;
-  if (candidates.empty()) {
-    out.seconds = MPI_Wtime() - start;
-    return out;
-  }
-  std::map<int, BlockingChoice> by_width;
-  for (const BlockingChoice& candidate : candidates) by_width[candidate.width] = candidate;
-  const auto time_width = [&](int h) {
-    const double rate = timed_blocked_rate(config, in, by_width.at(h), comm);
-    out.timed.push_back({h, rate});
-    return rate;
-  };
-  int best_width = candidates.front().width;
-  double best_rate = time_width(best_width);
-  for (const int direction : {-1, 1}) {
-    bool moved = false;
-    for (int h = best_width + direction; by_width.count(h) != 0; h += direction) {
-      const double rate = time_width(h);
-      if (rate <= best_rate) break;
-      best_width = h;
-      best_rate = rate;
-      moved = true;
-    }
-    if (moved) break;  // faster this way: the other side of the start was not tried or slower
-  }
-  if (best_rate > in.plain_rate) c = by_width.at(best_width);
+  out.timed = walk_widths(candidates, [&](const BlockingChoice& candidate) {
+    return timed_blocked_rate(config, in, candidate, comm);
+  });
+  const auto fastest =
+      std::max_element(out.timed.begin(), out.timed.end(),
+                       [](const TimedWidth& a, const TimedWidth& b) { return a.rate < b.rate; });
+  if (fastest != out.timed.end() && fastest->rate > in.plain_rate)
+    for (const BlockingChoice& candidate : candidates)
+      if (candidate.width == fastest->width) c = candidate;
   out.seconds = MPI_Wtime() - start;
   return out;
 }

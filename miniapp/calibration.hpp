@@ -14,7 +14,7 @@
 //                      choice changes the speed only
 //
 // Rates are reduced over ranks (slowest rank), so every rank reaches the same choice; rank 0's
-// is broadcast all the same.
+// candidates are broadcast all the same, and every rank walks them on the same timings.
 #pragma once
 
 #include <mpi.h>
@@ -39,23 +39,17 @@ struct Roofline {
 };
 
 /// Measure the copy for about `seconds` (plus the arrays' first touch): each rank copies as
-/// many doubles as it owns cells, but at least twice its share of the last-level cache in its two
-/// arrays (so the copy runs from memory even for a small run) and at most 2^25. Collective.
+/// many doubles as it owns cells, but at least twice the last-level cache in its two arrays (so
+/// the copy runs from memory even for a small run) and at most 2^25. Collective.
 Roofline measure_roofline(const Config& config, MPI_Comm comm, double seconds = 0.5);
 
 /// What --halo-width auto measured and chose.
 struct HaloWidthChoice {
   BlockingModelInputs model;  ///< per rank: the block, the copy bound, the in-cache and plain rates
   BlockingChoice choice;      ///< the fastest timed blocked setting, or plain (below)
-  /// A blocked setting of the model, timed: its width and the cell updates/s per rank it
-  /// reached (the slowest rank's).
-  struct Timed {
-    int width = 0;
-    double rate = 0;
-  };
-  /// The blocked settings timed, in the order timed (the model's best H first, then its
-  /// neighbours); the fastest is chosen where it beats the plain sweep's measured rate.
-  std::vector<Timed> timed;
+  /// The blocked widths timed (cell updates/s per rank, the slowest rank's), in the order of
+  /// walk_widths(); the fastest is chosen where it beats the plain sweep's measured rate.
+  std::vector<TimedWidth> timed;
   double seconds = 0;  ///< spent calibrating
 };
 

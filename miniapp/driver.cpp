@@ -200,7 +200,7 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
     const BlockingModelInputs& m = auto_width.model;
     if (rank == 0) {
       std::string timed;
-      for (const HaloWidthChoice::Timed& t : auto_width.timed) {
+      for (const TimedWidth& t : auto_width.timed) {
         char one[64];
         std::snprintf(one, sizeof one, ", H=%d blocked timed %.4e", t.width, t.rate);
         timed += one;

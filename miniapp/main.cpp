@@ -24,6 +24,7 @@
 #include "driver.hpp"
 #include "mpi_utils.hpp"
 #include "stop_signal.hpp"
+#include "stream_copy.hpp"
 #include "tune.hpp"
 
 namespace {
@@ -92,7 +93,12 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     only_text = only_text || arg == "--help" || arg == "-h" || arg == "--version";
   }
-  if (!only_text) Kokkos::initialize(argc, argv);  // removes its --kokkos-* arguments
+  if (!only_text) {
+    Kokkos::initialize(argc, argv);  // removes its --kokkos-* arguments
+    // Before any sweep: the ranks of a node share its last-level cache (stream_copy.hpp).
+    miniapp::set_threads_on_node(miniapp::place_on_node(MPI_COMM_WORLD).size *
+                                 miniapp::Exec().concurrency());
+  }
   try {
     // Again, in case MPI or Kokkos installed their own; a signal recorded so far is kept.
     miniapp::install_stop_handlers();

@@ -85,7 +85,6 @@ class TypeHandle {
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
 };
 
-/// min / avg / max of one per-rank quantity over the ranks of a communicator.
 /// This rank's place among the ranks that share its node (its shared-memory domain).
 struct NodePlace {
   int rank = 0;  ///< rank among them
@@ -95,6 +94,7 @@ struct NodePlace {
 /// Where this rank sits on its node (MPI_COMM_TYPE_SHARED). Collective over comm.
 NodePlace place_on_node(MPI_Comm comm);
 
+/// min / avg / max of one per-rank quantity over the ranks of a communicator.
 struct Stat {
   double min = 0, avg = 0, max = 0;
 };

@@ -21,8 +21,8 @@ bool sweep_streams_from_memory(const Box& owned) {
 
 namespace {
 
-/// How a sweep of u's fields touches memory: Cached when they fit in the last-level cache;
-/// from memory, with streaming stores unless ordinary ones are asked for.
+/// How a sweep of u's fields touches memory: Cached when they fit in the rank's share of the
+/// last-level cache; from memory, with streaming stores unless ordinary ones are asked for.
 LineMode sweep_mode(const Field& u, SweepStores stores) {
   if (!sweep_streams_from_memory(u.interior())) return LineMode::Cached;
   return stores == SweepStores::Ordinary ? LineMode::Prefetch : LineMode::Stream;

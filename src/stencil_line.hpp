@@ -20,9 +20,9 @@
 namespace miniapp {
 
 /// How a sweep's lines touch memory. Cached: input and output stay in cache (tiles, scratch).
-/// Prefetch: the arrays are larger than the last-level cache; fetch the leading plane's rows
-/// ahead. Stream: as Prefetch, and write the output with non-temporal stores (no read of the
-/// target line), for outputs that are not read again before they leave the cache.
+/// Prefetch: the arrays are larger than the rank's share of the last-level cache; fetch the leading
+/// plane's rows ahead. Stream: as Prefetch, and write the output with non-temporal stores (no read
+/// of the target line), for outputs that are not read again before they leave the cache.
 enum class LineMode { Cached, Prefetch, Stream };
 
 /// Floating-point operations per cell update of a line kernel, for the arithmetic ceiling of

@@ -1,6 +1,7 @@
 #include "stream_copy.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <fstream>
 #include <string>
@@ -150,39 +151,49 @@ std::int64_t last_level_cache_bytes() { return last_level_cache().bytes; }
 int last_level_cache_cpus() { return last_level_cache().cpus; }
 
 int count_cpu_list(const std::string& list) {
-  int count = 0;
+  // Fields of digits or digits-digits, separated by single commas; nothing else.
+  std::int64_t count = 0;
   std::size_t at = 0;
-  while (at < list.size()) {
-    std::size_t end = list.find(',', at);
-    if (end == std::string::npos) end = list.size();
-    const std::string range = list.substr(at, end - at);
-    const std::size_t dash = range.find('-');
-    try {
-      std::size_t used = 0;
-      const int first = std::stoi(range.substr(0, dash), &used);
-      if (used != (dash == std::string::npos ? range.size() : dash)) return 0;
-      int last = first;
-      if (dash != std::string::npos) {
-        last = std::stoi(range.substr(dash + 1), &used);
-        if (used != range.size() - dash - 1) return 0;
-      }
-      if (first < 0 || last < first) return 0;
-      count += last - first + 1;
-    } catch (const std::exception&) {
-      return 0;
+  const auto number = [&](std::int64_t& value) {
+    const std::size_t first = at;
+    value = 0;
+    while (at < list.size() && list[at] >= '0' && list[at] <= '9' && value <= (1 << 24))
+      value = value * 10 + (list[at++] - '0');
+    return at > first && value <= (1 << 24);
+  };
+  while (true) {
+    std::int64_t low = 0, high = 0;
+    if (!number(low)) return 0;
+    high = low;
+    if (at < list.size() && list[at] == '-') {
+      ++at;
+      if (!number(high) || high < low) return 0;
     }
-    at = end + 1;
+    count += high - low + 1;
+    if (count > (1 << 24)) return 0;
+    if (at == list.size()) return int(count);
+    if (list[at++] != ',') return 0;
   }
-  return count;
 }
 
-std::int64_t cache_share(std::int64_t bytes, int cpus, int threads) {
-  if (cpus <= 0 || threads >= cpus) return bytes;
-  return bytes * std::max(threads, 1) / cpus;
+std::int64_t cache_share(std::int64_t bytes, int sharers, int threads) {
+  if (sharers <= 0 || threads >= sharers) return bytes;
+  return bytes * std::max(threads, 1) / sharers;
 }
+
+namespace {
+std::atomic<int> node_threads{0};
+}  // namespace
+
+void set_threads_on_node(int threads) { node_threads = std::max(threads, 0); }
+
+int threads_on_node() { return node_threads; }
 
 std::int64_t last_level_cache_share(int threads) {
-  return cache_share(last_level_cache_bytes(), last_level_cache_cpus(), threads);
+  const int node = node_threads;
+  const int cpus = last_level_cache_cpus();
+  const int sharers = node <= 0 ? 0 : cpus > 0 ? std::min(cpus, node) : node;
+  return cache_share(last_level_cache_bytes(), sharers, threads);
 }
 
 bool has_streaming_stores() {

@@ -42,14 +42,23 @@ int last_level_cache_cpus();
 /// The CPUs in a Linux CPU list such as "0-15" or "0-7,16-23" (0 when it does not parse). Pure.
 int count_cpu_list(const std::string& list);
 
-/// The part of a cache of `bytes`, shared by `cpus` CPUs, that a rank running `threads` threads
-/// can count on when every CPU runs one: bytes * threads / cpus, all of it when the rank has as
-/// many threads as the cache has CPUs or the CPUs are unknown (0). Pure.
-std::int64_t cache_share(std::int64_t bytes, int cpus, int threads);
+/// The part of a cache of `bytes` that a rank running `threads` threads can count on when
+/// `sharers` threads in all run on the CPUs that share it: bytes * threads / sharers; all of it
+/// when the rank's threads are all the sharers or the sharers are unknown (0). Pure.
+std::int64_t cache_share(std::int64_t bytes, int sharers, int threads);
 
-/// This rank's share of the last-level cache: cache_share() of this CPU's cache for `threads`.
-/// On a node full of ranks each one's arrays compete for the cache with the others': 16 ranks
-/// of 256 MiB each do not fit a 300 MiB cache, although each alone would. Sweeps over arrays
+/// Record how many threads the ranks on this node run in all (ranks on the node x threads per
+/// rank), once at start-up, before the first sweep: last_level_cache_share() divides the cache
+/// among them. Until it is called each rank counts on the whole cache. Not collective.
+void set_threads_on_node(int threads);
+
+/// What set_threads_on_node() recorded (0: nothing yet).
+int threads_on_node();
+
+/// This rank's share of the last-level cache: cache_share() of this CPU's cache for `threads`,
+/// shared by the threads on the node (set_threads_on_node), at most as many as the cache's
+/// CPUs. On a full node every rank's arrays compete for the cache: sixteen 1-thread ranks of
+/// 256 MiB each do not fit a 300 MiB cache, although each alone would. Sweeps over arrays
 /// larger than this share stream from memory.
 std::int64_t last_level_cache_share(int threads);
 

@@ -136,6 +136,34 @@ BlockingChoice choose_blocking(const BlockingModelInputs& in) {
   return plain;
 }
 
+std::vector<TimedWidth> walk_widths(const std::vector<BlockingChoice>& candidates,
+                                    const std::function<double(const BlockingChoice&)>& rate) {
+  std::vector<TimedWidth> timed;
+  if (candidates.empty()) return timed;
+  const auto at = [&](int h) -> const BlockingChoice* {
+    for (const BlockingChoice& c : candidates)
+      if (c.width == h) return &c;
+    return nullptr;
+  };
+  int best_width = candidates.front().width;
+  double best_rate = rate(candidates.front());
+  timed.push_back({best_width, best_rate});
+  for (const int direction : {-1, 1}) {
+    bool moved = false;
+    for (const BlockingChoice* c = at(best_width + direction); c != nullptr;
+         c = at(best_width + direction)) {
+      const double r = rate(*c);
+      timed.push_back({c->width, r});
+      if (r <= best_rate) break;
+      best_width = c->width;
+      best_rate = r;
+      moved = true;
+    }
+    if (moved) break;  // faster this way: the walk goes on from the new best only
+  }
+  return timed;
+}
+
 TemporalBlocking::TemporalBlocking(const Field& u, const Index3& tile, std::vector<Box> regions,
                                    BoundaryRule boundary, int points, const Coefficients& a,
                                    bool two_d)
@@ -217,7 +245,7 @@ void TemporalBlocking::run(const Field& u, Field& v, int k, int first, int last)
   double* scratch = scratch_.data();
   const std::int64_t capacity = capacity_;
   const Box* tiles = tiles_.data();
-  // The first sub-step reads u from memory when the field exceeds the last-level cache: fetch
+  // The first sub-step reads u from memory when the field exceeds the rank's cache share: fetch
   // its leading plane ahead. (Streaming stores for the last sub-step's writes to v did not pay.)
   const LineMode first_mode =
       sweep_streams_from_memory(u.interior()) ? LineMode::Prefetch : LineMode::Cached;

@@ -32,6 +32,7 @@
 
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "boundary.hpp"
@@ -120,6 +121,21 @@ BlockingChoice choose_blocking(const BlockingModelInputs& in);
 /// widest the block and options allow), fastest predicted first; choose_blocking() is the
 /// first where it is predicted faster than H = 1 plain. Pure.
 std::vector<BlockingChoice> blocking_candidates(const BlockingModelInputs& in);
+
+/// One blocked width as --halo-width auto timed it: cell updates/s per rank.
+struct TimedWidth {
+  int width = 0;
+  double rate = 0;
+};
+
+/// --halo-width auto's walk over `candidates` (blocking_candidates(): one per width, fastest
+/// predicted first): time the first, then its neighbours H - 1 and H + 1, walking on towards
+/// the faster until the next is slower. It stops at a local best: the model's own curve can
+/// have more than one peak, and a few timed rounds cannot rank close widths anyway. `rate(c)`
+/// times candidate c. Returns the timings in the order taken (none for no candidates); the
+/// best is the fastest of them. Pure apart from what `rate` does.
+std::vector<TimedWidth> walk_widths(const std::vector<BlockingChoice>& candidates,
+                                    const std::function<double(const BlockingChoice&)>& rate);
 
 /// What a temporally blocked round needs to know about the physical boundaries.
 struct BoundaryRule {

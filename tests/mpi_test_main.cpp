@@ -6,6 +6,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "mpi_utils.hpp"
+#include "stream_copy.hpp"
 
 namespace {
 
@@ -29,6 +30,9 @@ int main(int argc, char** argv) {
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   Kokkos::initialize(argc, argv);
+  // As miniapp does, before any sweep (stream_copy.hpp).
+  miniapp::set_threads_on_node(miniapp::place_on_node(MPI_COMM_WORLD).size *
+                               Kokkos::DefaultExecutionSpace().concurrency());
   testing::InitGoogleTest(&argc, argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

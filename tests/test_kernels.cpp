@@ -4,6 +4,7 @@
 // temporal-blocking settings.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -207,13 +208,35 @@ TEST(LastLevelCache, CountsCpuListsAndSharesTheCacheByThreads) {
   EXPECT_EQ(count_cpu_list(""), 0);
   EXPECT_EQ(count_cpu_list("0-x"), 0);
   EXPECT_EQ(count_cpu_list("7-3"), 0);
+  EXPECT_EQ(count_cpu_list("0-3,"), 0);
+  EXPECT_EQ(count_cpu_list("0,,1"), 0);
+  EXPECT_EQ(count_cpu_list(" 3"), 0);
+  EXPECT_EQ(count_cpu_list("+3"), 0);
+  EXPECT_EQ(count_cpu_list("0-2147483647"), 0);
+  EXPECT_EQ(count_cpu_list("99999999999999999999"), 0);
   const std::int64_t mib = 1024 * 1024;
-  // A 300 MiB cache of 16 CPUs: 16 ranks of 1 thread get 18.75 MiB each, 4 x 4 get 75 MiB.
+  // A 300 MiB cache of 16 CPUs, all busy: 16 ranks of 1 thread get 18.75 MiB each, 4 x 4
+  // get 75 MiB.
   EXPECT_EQ(cache_share(300 * mib, 16, 1), 300 * mib / 16);
   EXPECT_EQ(cache_share(300 * mib, 16, 4), 75 * mib);
   EXPECT_EQ(cache_share(300 * mib, 16, 16), 300 * mib);
   EXPECT_EQ(cache_share(300 * mib, 16, 32), 300 * mib);
-  EXPECT_EQ(cache_share(32 * mib, 0, 1), 32 * mib);  // CPUs unknown: all of it
+  EXPECT_EQ(cache_share(32 * mib, 0, 1), 32 * mib);  // sharers unknown: all of it
+  // The process's share: its own threads over the node's (set_threads_on_node, which this
+  // test binary's main calls as miniapp's does), at most the cache's CPUs.
+  const int threads = Kokkos::DefaultExecutionSpace().concurrency();
+  const int cpus = last_level_cache_cpus();
+  const int sharers = cpus > 0 ? std::min(cpus, 4 * threads) : 4 * threads;
+  const int set_by_main = threads_on_node();
+  EXPECT_GE(set_by_main, threads);
+  set_threads_on_node(4 * threads);
+  EXPECT_EQ(last_level_cache_share(threads),
+            cache_share(last_level_cache_bytes(), sharers, threads));
+  set_threads_on_node(threads);
+  EXPECT_EQ(last_level_cache_share(threads), last_level_cache_bytes());
+  set_threads_on_node(0);
+  EXPECT_EQ(last_level_cache_share(threads), last_level_cache_bytes());
+  set_threads_on_node(set_by_main);
 }
 
 TEST(LineCopy, CopiesEveryLengthAndAlignmentAndNothingBeyond) {

@@ -3,6 +3,7 @@
 // H in {1, 2, 3, 4, 8}, tile shape (automatic, and small tiles whose cones overlap several
 // neighbours and cross the ghost zones), with and without overlap, on every rank grid that fits.
 #include <algorithm>
+#include <map>
 #include <vector>
 
 #include "temporal_blocking.hpp"
@@ -242,6 +243,40 @@ TEST(TemporalBlocking, CandidatesAreEveryBlockedWidthFastestFirst) {
   in.max_width = 8;
   in.cache_rate = 0;
   EXPECT_TRUE(blocking_candidates(in).empty());
+}
+
+TEST(TemporalBlocking, WalkTimesTheModelsBestThenWalksToTheFasterNeighbours) {
+  // Candidates as blocking_candidates() gives them: one per width, fastest predicted first.
+  const auto candidates = [](const std::vector<int>& widths) {
+    std::vector<BlockingChoice> out;
+    for (int h : widths) out.push_back(BlockingChoice{h, true, {8, 8, 8}, 1.0, 0.5});
+    return out;
+  };
+  const auto walk = [&](const std::vector<int>& widths, const std::map<int, double>& rates) {
+    std::vector<int> order;
+    for (const TimedWidth& t : walk_widths(
+             candidates(widths), [&](const BlockingChoice& c) { return rates.at(c.width); })) {
+      EXPECT_DOUBLE_EQ(t.rate, rates.at(t.width));
+      order.push_back(t.width);
+    }
+    return order;
+  };
+  const std::vector<int> all{6, 5, 7, 8, 3, 4, 2};
+  // The start is the best: both neighbours timed, nothing further.
+  EXPECT_EQ(walk(all, {{2, 1}, {3, 2}, {4, 3}, {5, 4}, {6, 9}, {7, 4}, {8, 1}}),
+            (std::vector<int>{6, 5, 7}));
+  // Faster downwards: walk down until the next is slower, never up.
+  EXPECT_EQ(walk(all, {{2, 1}, {3, 5}, {4, 8}, {5, 7}, {6, 6}, {7, 9}, {8, 1}}),
+            (std::vector<int>{6, 5, 4, 3}));
+  // Down is slower, up is faster: walk up to the last width.
+  EXPECT_EQ(walk(all, {{2, 1}, {3, 1}, {4, 1}, {5, 2}, {6, 3}, {7, 4}, {8, 5}}),
+            (std::vector<int>{6, 5, 7, 8}));
+  // A start at the narrowest width has no lower neighbour; equal is not faster.
+  EXPECT_EQ(walk({2, 3, 4}, {{2, 5}, {3, 5}, {4, 9}}), (std::vector<int>{2, 3}));
+  // A start at the widest walks down; a lone candidate is timed alone; none, nothing.
+  EXPECT_EQ(walk({4, 3, 2}, {{2, 1}, {3, 6}, {4, 5}}), (std::vector<int>{4, 3, 2}));
+  EXPECT_EQ(walk({3}, {{3, 1}}), (std::vector<int>{3}));
+  EXPECT_TRUE(walk({}, {}).empty());
 }
 
 }  // namespace
