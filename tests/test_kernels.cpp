@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "core_rate.hpp"
@@ -201,19 +202,22 @@ TEST(StreamCopy, CopiesEveryElementWithEitherStores) {
 }
 
 TEST(LastLevelCache, CountsCpuListsAndSharesTheCacheByThreads) {
-  EXPECT_EQ(count_cpu_list("0-15"), 16);
-  EXPECT_EQ(count_cpu_list("3"), 1);
-  EXPECT_EQ(count_cpu_list("0-7,16-23"), 16);
-  EXPECT_EQ(count_cpu_list("0,2,4-5"), 4);
-  EXPECT_EQ(count_cpu_list(""), 0);
-  EXPECT_EQ(count_cpu_list("0-x"), 0);
-  EXPECT_EQ(count_cpu_list("7-3"), 0);
-  EXPECT_EQ(count_cpu_list("0-3,"), 0);
-  EXPECT_EQ(count_cpu_list("0,,1"), 0);
-  EXPECT_EQ(count_cpu_list(" 3"), 0);
-  EXPECT_EQ(count_cpu_list("+3"), 0);
-  EXPECT_EQ(count_cpu_list("0-2147483647"), 0);
-  EXPECT_EQ(count_cpu_list("99999999999999999999"), 0);
+  // Lists as sysfs writes them, and what it never writes (all 0).
+  const std::pair<const char*, int> lists[] = {{"0-15", 16},
+                                               {"3", 1},
+                                               {"0-7,16-23", 16},
+                                               {"0,2,4-5", 4},
+                                               {"", 0},
+                                               {"0-x", 0},
+                                               {"7-3", 0},
+                                               {"0-3,", 0},
+                                               {"0,,1", 0},
+                                               {" 3", 0},
+                                               {"+3", 0},
+                                               {"0-2147483647", 0},
+                                               {"99999999999999999999", 0}};
+  for (const auto& [list, cpus] : lists)
+    EXPECT_EQ(count_cpu_list(list), cpus) << '"' << list << '"';
   const std::int64_t mib = 1024 * 1024;
   // A 300 MiB cache of 16 CPUs, all busy: 16 ranks of 1 thread get 18.75 MiB each, 4 x 4
   // get 75 MiB.

@@ -146,13 +146,19 @@ TEST(TemporalBlocking, AutomaticTileFitsTheBudgetAndKeepsLinesLong) {
   EXPECT_DOUBLE_EQ(blocking_work({4, 4, 1}, 2, true), (36.0 + 16.0) / 32.0);
 }
 
-TEST(TemporalBlocking, ModelChoosesBlockingOnlyWhenItBeatsThePlainSweep) {
+/// A 256^3 block on two threads whose sweep in cache runs well above the memory bound.
+BlockingModelInputs fast_cache_block() {
   BlockingModelInputs in;
   in.n = {256, 256, 256};
   in.threads = 2;
   in.max_width = 8;
   in.memory_rate = 3.3e9;
-  in.cache_rate = 5.0e9;  // the sweep in cache runs well above the memory bound
+  in.cache_rate = 5.0e9;
+  return in;
+}
+
+TEST(TemporalBlocking, ModelChoosesBlockingOnlyWhenItBeatsThePlainSweep) {
+  BlockingModelInputs in = fast_cache_block();
   const BlockingChoice fast = choose_blocking(in);
   EXPECT_TRUE(fast.blocking);
   EXPECT_GE(fast.width, 2);
@@ -202,12 +208,7 @@ TEST(TemporalBlocking, ModelChoosesBlockingOnlyWhenItBeatsThePlainSweep) {
 }
 
 TEST(TemporalBlocking, CandidatesAreEveryBlockedWidthFastestFirst) {
-  BlockingModelInputs in;
-  in.n = {256, 256, 256};
-  in.threads = 2;
-  in.max_width = 8;
-  in.memory_rate = 3.3e9;
-  in.cache_rate = 5.0e9;
+  BlockingModelInputs in = fast_cache_block();
   const std::vector<BlockingChoice> candidates = blocking_candidates(in);
   ASSERT_EQ(candidates.size(), 7u);  // H = 2..8
   const BlockingChoice first = choose_blocking(in);
