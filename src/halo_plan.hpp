@@ -90,10 +90,12 @@ struct HaloPlan {
   std::vector<BoundaryFill> fills;    ///< in the order they must run
   /// Messages this rank sends per exchange (self-messages included).
   std::int64_t messages_per_exchange() const { return std::int64_t(messages.size()); }
-  /// Bytes this rank sends per exchange (self-messages included).
-  std::int64_t bytes_per_exchange() const {
+  /// Bytes this rank sends per exchange (self-messages included): in all, or in one phase
+  /// (dim-ordered: phase 0 sends the x faces).
+  std::int64_t bytes_per_exchange(int phase = -1) const {
     std::int64_t b = 0;
-    for (const HaloMessage& m : messages) b += m.send.count() * std::int64_t(sizeof(double));
+    for (const HaloMessage& m : messages)
+      if (phase < 0 || m.phase == phase) b += m.send.count() * std::int64_t(sizeof(double));
     return b;
   }
 };

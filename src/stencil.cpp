@@ -15,8 +15,8 @@
 namespace miniapp {
 
 bool sweep_streams_from_memory(const Box& owned) {
-  static const std::int64_t share = last_level_cache_share(Exec().concurrency());
-  return 2 * std::int64_t(sizeof(double)) * owned.count() > share;
+  return 2 * std::int64_t(sizeof(double)) * owned.count() >
+         last_level_cache_share(Exec().concurrency());
 }
 
 namespace {

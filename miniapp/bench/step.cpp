@@ -77,14 +77,6 @@ struct StepCandidate {
   }
 };
 
-/// Bytes an exchange sends in its first phase (dim-ordered: the x faces).
-double first_phase_bytes(const HaloPlan& plan) {
-  double first = 0;
-  for (const HaloMessage& m : plan.messages)
-    if (m.phase == 0) first += double(m.send.count()) * double(sizeof(double));
-  return first;
-}
-
 /// One round of candidate c: build, warm up, time `steps` steps. Collective.
 void run_candidate(StepCandidate& cand, int nranks, int warmup, int steps, MPI_Comm comm) {
   TimeStepper stepper(cand.c.problem(), cand.c.halo(), cand.c.blocking(),
@@ -100,13 +92,13 @@ void run_candidate(StepCandidate& cand, int nranks, int warmup, int steps, MPI_C
   const PhaseTimes& t = stepper.times();
   const HaloCounters& h = stepper.halo().counters();
   const auto slowest = [&](double seconds) { return reduce_stat(seconds, comm).max / steps; };
-  cand.samples.push_back({slowest(loop), slowest(t.stencil), slowest(t.halo), slowest(h.pack),
-                          slowest(h.wait), slowest(h.unpack), slowest(h.boundary),
-                          slowest(t.refill), slowest(t.hidden), slowest(h.pack_by_phase[0]),
-                          slowest(h.pack_by_phase[1]), slowest(h.pack_by_phase[2]),
-                          slowest(h.unpack_by_phase[0]), slowest(h.unpack_by_phase[1]),
-                          slowest(h.unpack_by_phase[2]), slowest(double(h.bytes)),
-                          slowest(double(h.exchanges) * first_phase_bytes(stepper.halo().plan()))});
+  cand.samples.push_back(
+      {slowest(loop), slowest(t.stencil), slowest(t.halo), slowest(h.pack), slowest(h.wait),
+       slowest(h.unpack), slowest(h.boundary), slowest(t.refill), slowest(t.hidden),
+       slowest(h.pack_by_phase[0]), slowest(h.pack_by_phase[1]), slowest(h.pack_by_phase[2]),
+       slowest(h.unpack_by_phase[0]), slowest(h.unpack_by_phase[1]), slowest(h.unpack_by_phase[2]),
+       slowest(double(h.bytes)),
+       slowest(double(h.exchanges) * double(stepper.halo().plan().bytes_per_exchange(0)))});
   const std::uint64_t digest = stepper.summary().digest;
   if (cand.digest_set && digest != cand.digest) cand.digest_stable = false;
   cand.digest = digest;
@@ -263,10 +255,9 @@ int step(int argc, char** argv, MPI_Comm comm) {
     // it and written to unpack it; the y and z faces are runs of whole rows.
     const double x_seconds =
         plain.median_of(&PhaseSample::pack_x) + plain.median_of(&PhaseSample::unpack_x);
-    const double yz_seconds = plain.median_of(&PhaseSample::pack_y) +
-                              plain.median_of(&PhaseSample::pack_z) +
-                              plain.median_of(&PhaseSample::unpack_y) +
-                              plain.median_of(&PhaseSample::unpack_z);
+    const double yz_seconds =
+        plain.median_of(&PhaseSample::pack_y) + plain.median_of(&PhaseSample::pack_z) +
+        plain.median_of(&PhaseSample::unpack_y) + plain.median_of(&PhaseSample::unpack_z);
     const double x_values = plain.median_of(&PhaseSample::bytes_x) / double(sizeof(double));
     const double yz_bytes =
         plain.median_of(&PhaseSample::bytes) - plain.median_of(&PhaseSample::bytes_x);
