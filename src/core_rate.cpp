@@ -14,33 +14,45 @@ namespace {
 
 enum class Op { Add, Mul, Mixed };
 
-/// Eight doubles, one AVX-512 register (two AVX or four SSE registers elsewhere): the compiler
-/// emits the widest vector operations the build allows, and the rate is counted in doubles.
-using V8 = double __attribute__((vector_size(64)));
+/// The widest vector register the build targets, in doubles: the rate is counted in doubles.
+#if defined(__AVX512F__)
+constexpr int kLanes = 8;
+#elif defined(__AVX__)
+constexpr int kLanes = 4;
+#else
+constexpr int kLanes = 2;
+#endif
+using Vec = double __attribute__((vector_size(8 * kLanes)));
 
-/// `iterations` rounds of ten independent vector operations; returns the seconds taken and
+/// Independent chains of operations: more than latency x ports (4 x 2 on current x86), so the
+/// ports are the limit, and with their operand few enough to stay in the 16 vector registers
+/// of AVX2 (twenty 32-byte halves of 64-byte vectors went to the stack there: every operation
+/// then waited on a store and a load, and the "ceiling" was a tenth of the cores' rate).
+constexpr int kChains = 12;
+
+/// `iterations` rounds of kChains independent vector operations; returns the seconds taken and
 /// leaves a value depending on every chain in `sink`, so that nothing is optimised away.
 template <Op K>
 double chains(std::int64_t iterations, double seed, double& sink) {
-  // Ten chains: more than latency x ports (4 x 2 on current x86), so the ports are the limit.
   // b is a hair above one, so the values neither overflow nor turn denormal in any run here.
-  const V8 b = V8{} + (1.0 + 1e-12 * seed);
-  V8 a0 = V8{} + 0.0, a1 = V8{} + 1.0, a2 = V8{} + 2.0, a3 = V8{} + 3.0, a4 = V8{} + 4.0;
-  V8 a5 = V8{} + 5.0, a6 = V8{} + 6.0, a7 = V8{} + 7.0, a8 = V8{} + 8.0, a9 = V8{} + 9.0;
+  const Vec b = Vec{} + (1.0 + 1e-12 * seed);
+  Vec a[kChains];
+  for (int c = 0; c < kChains; ++c) a[c] = Vec{} + double(c);
   const auto start = std::chrono::steady_clock::now();
   for (std::int64_t i = 0; i < iterations; ++i) {
-    if (K == Op::Add) {
-      a0 += b, a1 += b, a2 += b, a3 += b, a4 += b, a5 += b, a6 += b, a7 += b, a8 += b, a9 += b;
-    } else if (K == Op::Mul) {
-      a0 *= b, a1 *= b, a2 *= b, a3 *= b, a4 *= b, a5 *= b, a6 *= b, a7 *= b, a8 *= b, a9 *= b;
-    } else {
-      a0 += b, a1 *= b, a2 += b, a3 *= b, a4 += b, a5 *= b, a6 += b, a7 *= b, a8 += b, a9 *= b;
+#pragma GCC unroll 16
+    for (int c = 0; c < kChains; ++c) {
+      if (K == Op::Add || (K == Op::Mixed && c % 2 == 0))
+        a[c] += b;
+      else
+        a[c] *= b;
     }
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const V8 all = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9;
-  sink = all[0] + all[7];
+  Vec all = {};
+  for (const Vec& x : a) all += x;
+  sink = all[0] + all[kLanes - 1];
   return seconds;
 }
 
@@ -68,7 +80,7 @@ double rate_on_all_threads(std::int64_t iterations) {
   const double median = median_seconds_on_all_threads(
       "miniapp::core_rate",
       [iterations](int t, double& sink) { return chains<K>(iterations, double(t), sink); });
-  return median > 0 ? 10.0 * 8.0 * double(iterations) / median : 0.0;
+  return median > 0 ? double(kChains * kLanes) * double(iterations) / median : 0.0;
 }
 
 /// The best of three runs of about `seconds` each: a disturbed run only lowers a rate.
@@ -76,7 +88,7 @@ template <Op K>
 double best_rate(double seconds) {
   const double guess = rate_on_all_threads<K>(10000);  // about 30 microseconds
   const auto iterations =
-      std::max<std::int64_t>(10000, std::int64_t(seconds * guess / (10.0 * 8.0)));
+      std::max<std::int64_t>(10000, std::int64_t(seconds * guess / double(kChains * kLanes)));
   double best = 0;
   for (int r = 0; r < 3; ++r) best = std::max(best, rate_on_all_threads<K>(iterations));
   return best;
@@ -86,20 +98,25 @@ double best_rate(double seconds) {
 /// cores and a quarter to a half of their L2.
 constexpr std::int64_t kL2Doubles = std::int64_t{256} * 1024 / 8;
 
-/// `passes` sums of `buffer` (kL2Doubles, 64-byte aligned) by 16 independent chains; returns
+/// Chains of the L2 read: two loads per cycle times the addition's latency, and a divisor of
+/// the buffer's vectors.
+constexpr int kL2Chains = 8;
+
+/// `passes` sums of `buffer` (kL2Doubles, 64-byte aligned) by kL2Chains chains; returns
 /// the seconds taken and leaves the sum in `sink`.
-double l2_passes(const V8* buffer, std::int64_t passes, double& sink) {
-  constexpr std::int64_t vectors = kL2Doubles / 8, chains16 = 16;
-  V8 a[chains16] = {};
+double l2_passes(const Vec* buffer, std::int64_t passes, double& sink) {
+  constexpr std::int64_t vectors = kL2Doubles / kLanes;
+  Vec a[kL2Chains] = {};
   const auto start = std::chrono::steady_clock::now();
   for (std::int64_t p = 0; p < passes; ++p)
-    for (std::int64_t i = 0; i < vectors; i += chains16)
-      for (std::int64_t c = 0; c < chains16; ++c) a[c] += buffer[i + c];
+    for (std::int64_t i = 0; i < vectors; i += kL2Chains)
+#pragma GCC unroll 8
+      for (int c = 0; c < kL2Chains; ++c) a[c] += buffer[i + c];
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  V8 all = {};
-  for (const V8& x : a) all += x;
-  sink = all[0] + all[7];
+  Vec all = {};
+  for (const Vec& x : a) all += x;
+  sink = all[0] + all[kLanes - 1];
   return seconds;
 }
 
@@ -109,8 +126,8 @@ double l2_rate_on_all_threads(std::int64_t passes) {
   const double median =
       median_seconds_on_all_threads("miniapp::core_rate::l2", [passes](int, double& sink) {
         // First touched and then read by the thread itself: its own core's L2.
-        std::vector<V8> buffer(std::size_t(kL2Doubles / 8));
-        for (std::size_t i = 0; i < buffer.size(); ++i) buffer[i] = V8{} + 1e-9 * double(i % 97);
+        std::vector<Vec> buffer(std::size_t(kL2Doubles / kLanes));
+        for (std::size_t i = 0; i < buffer.size(); ++i) buffer[i] = Vec{} + 1e-9 * double(i % 97);
         l2_passes(buffer.data(), 1, sink);  // warm: the buffer in the L2
         return l2_passes(buffer.data(), passes, sink);
       });
