@@ -6,6 +6,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "build_info_generated.hpp"
+#include "stencil_line.hpp"
 #include "version.hpp"
 
 namespace miniapp {
@@ -25,6 +26,7 @@ BuildInfo build_info() {
                      std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
                      std::to_string(KOKKOS_VERSION % 100);
   b.kokkos_backend = Kokkos::DefaultExecutionSpace::name();
+  b.line_kernels = kLineKernels;
 
   char lib[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int len = 0;

@@ -353,6 +353,7 @@ std::string report_json(const RunReport& r) {
                 {"extra_flags", r.build.extra_flags},
                 {"kokkos_version", r.build.kokkos_version},
                 {"kokkos_backend", r.build.kokkos_backend},
+                {"line_kernels", r.build.line_kernels},
                 {"mpi_library", r.build.mpi_library},
                 {"mpi_standard", r.build.mpi_standard},
                 {"hdf5_version", r.build.hdf5_version}};

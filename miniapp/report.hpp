@@ -85,7 +85,7 @@ struct RunReport {
 };
 
 /// Version of the JSON report's layout: minor for added fields, major for changed ones.
-inline constexpr const char* kReportSchemaVersion = "2.1";
+inline constexpr const char* kReportSchemaVersion = "2.2";
 
 /// The report of a finished (or interrupted) run. Collective over the stepper's communicator.
 RunReport make_report(const RunPieces& pieces);

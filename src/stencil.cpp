@@ -44,7 +44,7 @@ void sweep_lines(const char* label, const Field& u, const Box& region, SweepStor
     for_each_line_blocked(label, region, int(u.stride_y()), make_line(mode));
 }
 
-#if defined(MINIAPP_HAVE_AVX512_LINES)
+#if defined(MINIAPP_HAVE_SIMD_LINES)
 /// Shortest runs of planes and rows the shared 27-point sweep takes: each run computes the
 /// second differences of two planes (rows) beyond it.
 constexpr int kMinRun = 4;
@@ -131,7 +131,7 @@ void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficie
             const int s = (kk - k0 + 1) % 3;
             for (int j = j0 - 1; j <= j1; ++j) {
               const int r = j - j0 + 1;
-              avx512::second_differences_row(up + f.index(lo[0], j, kk), sy, sz, nx, row(s, r),
+              simd::second_differences_row(up + f.index(lo[0], j, kk), sy, sz, nx, row(s, r),
                                              j >= j0 && j < j1 ? row(3 + s, r) : nullptr,
                                              with_z ? row(6, r) : nullptr);
             }
@@ -151,9 +151,9 @@ void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficie
               const double* const dz[3] = {row(6, r - 1), row(6, r), row(6, r + 1)};
               const std::int64_t base = f.index(lo[0], j, k);
               if (stream)
-                avx512::line27_rows<true>(up + base, vp + base, nx, sy, sz, dx, dy, dz, ax, ay, az);
+                simd::line27_rows<true>(up + base, vp + base, nx, sy, sz, dx, dy, dz, ax, ay, az);
               else
-                avx512::line27_rows<false>(up + base, vp + base, nx, sy, sz, dx, dy, dz, ax, ay,
+                simd::line27_rows<false>(up + base, vp + base, nx, sy, sz, dx, dy, dz, ax, ay,
                                            az);
             }
           }
@@ -186,7 +186,7 @@ void apply_lines(int points, const Field& u, Field& v, const Box& region, const 
 
 void apply_stencil(int points, const Field& u, Field& v, const Box& region, const Coefficients& a,
                    bool flat_z, SweepStores stores) {
-#if defined(MINIAPP_HAVE_AVX512_LINES)
+#if defined(MINIAPP_HAVE_SIMD_LINES)
   // Regions thinner than a few planes or rows (the shells of an overlapped step) and 2D
   // problems take the line kernel: there is little to share.
   if (points == 27 && !flat_z && region.extent(0) >= 16 && region.extent(1) >= kMinRun &&

@@ -8,14 +8,15 @@
 // `out` points at the first output cell, which may live in a different array with other
 // strides (only x is contiguous in both). The restrict-qualified
 // pointers tell the compiler that input and output do not alias, so the loops vectorise.
-// Where the ISA allows, stencil_line_avx512.hpp replaces the 7-point loop by a hand-vectorised
-// one (same expression, same order: bit-identical); the portable loops stay the fallback.
+// Where the ISA allows (AVX-512 or AVX2), stencil_line_simd.hpp replaces these loops by
+// hand-vectorised ones (same expressions, same order: bit-identical); the portable loops stay
+// the fallback.
 #pragma once
 
 #include <cstdint>
 
 #include "numerics.hpp"
-#include "stencil_line_avx512.hpp"
+#include "stencil_line_simd.hpp"
 
 namespace miniapp {
 
@@ -36,7 +37,7 @@ struct OpCount {
 /// The 7-point expression: three second differences (two additions each, 2*c computed once),
 /// then three scaled terms summed.
 inline constexpr OpCount kLine7Ops{9, 4};
-#if defined(MINIAPP_HAVE_AVX512_LINES)
+#if defined(MINIAPP_HAVE_SIMD_LINES)
 /// The vector 27-point line: the x second differences of nine lines (18 + 9), the y and z ones
 /// shared across x (6 + 3 each), three smoothings (8 + 3 each), the sum (3 + 3).
 inline constexpr OpCount kLine27Ops{57, 27};
@@ -58,6 +59,15 @@ inline constexpr OpCount kLeast27Ops{33, 13};
 /// The operations per cell update of the plain `points`-point sweep of this build.
 inline constexpr OpCount sweep_ops(int points) { return points == 27 ? kSweep27Ops : kLine7Ops; }
 
+/// The vector ISA of the hand-vectorised line kernels compiled into this build, or "portable"
+/// where the compiler vectorises the portable loops on its own (reports print it: the same
+/// source runs at a different fraction of the bound with each).
+#if defined(MINIAPP_HAVE_SIMD_LINES)
+inline constexpr const char* kLineKernels = simd::kName;
+#else
+inline constexpr const char* kLineKernels = "portable";
+#endif
+
 /// Lines shorter than one vector (the x faces of an overlapped step's shell: one cell per row)
 /// take the portable loop: the vector kernels' masked 8-lane loads and stores cost 2-3 times
 /// as much per cell there (measured on AMD Zen 4), and the expression is the same.
@@ -78,15 +88,15 @@ KOKKOS_INLINE_FUNCTION void line7(const double* __restrict c, double* __restrict
                                   std::int64_t sy, std::int64_t below, std::int64_t above,
                                   double ax, double ay, double az,
                                   LineMode mode = LineMode::Cached) {
-#if defined(MINIAPP_HAVE_AVX512_LINES)
+#if defined(MINIAPP_HAVE_SIMD_LINES)
   if (n < kShortLine)
     line7_portable(c, out, n, sy, below, above, ax, ay, az);
   else if (mode == LineMode::Stream)
-    avx512::line7<true, true>(c, out, n, sy, below, above, ax, ay, az);
+    simd::line7<true, true>(c, out, n, sy, below, above, ax, ay, az);
   else if (mode == LineMode::Prefetch)
-    avx512::line7<false, true>(c, out, n, sy, below, above, ax, ay, az);
+    simd::line7<false, true>(c, out, n, sy, below, above, ax, ay, az);
   else
-    avx512::line7<false, false>(c, out, n, sy, below, above, ax, ay, az);
+    simd::line7<false, false>(c, out, n, sy, below, above, ax, ay, az);
 #else
   (void)mode;
   line7_portable(c, out, n, sy, below, above, ax, ay, az);
@@ -116,13 +126,13 @@ KOKKOS_INLINE_FUNCTION void line27(const double* __restrict c, double* __restric
                                    std::int64_t sy, std::int64_t below, std::int64_t above,
                                    double ax, double ay, double az,
                                    LineMode mode = LineMode::Cached) {
-#if defined(MINIAPP_HAVE_AVX512_LINES)
+#if defined(MINIAPP_HAVE_SIMD_LINES)
   if (n < kShortLine)
     line27_portable(c, out, n, sy, below, above, ax, ay, az);
   else if (mode == LineMode::Cached)
-    avx512::line27<false>(c, out, n, sy, below, above, ax, ay, az);
+    simd::line27<false>(c, out, n, sy, below, above, ax, ay, az);
   else
-    avx512::line27<true>(c, out, n, sy, below, above, ax, ay, az);
+    simd::line27<true>(c, out, n, sy, below, above, ax, ay, az);
 #else
   (void)mode;
   line27_portable(c, out, n, sy, below, above, ax, ay, az);
@@ -153,8 +163,8 @@ KOKKOS_INLINE_FUNCTION void stencil_line(int points, const double* __restrict c,
 /// After a thread's last line in LineMode::Stream: make its streaming stores visible to the
 /// other threads (and to MPI) before the kernel ends.
 KOKKOS_INLINE_FUNCTION void publish_streamed() {
-#if defined(MINIAPP_HAVE_AVX512_LINES)
-  avx512::publish_streamed();
+#if defined(MINIAPP_HAVE_SIMD_LINES)
+  simd::publish_streamed();
 #endif
 }
 
@@ -162,11 +172,11 @@ KOKKOS_INLINE_FUNCTION void publish_streamed() {
 /// streaming stores in LineMode::Stream where the ISA has them.
 KOKKOS_INLINE_FUNCTION void line_copy(const double* __restrict c, double* __restrict out, int n,
                                       LineMode mode = LineMode::Cached) {
-#if defined(MINIAPP_HAVE_AVX512_LINES)
+#if defined(MINIAPP_HAVE_SIMD_LINES)
   if (mode == LineMode::Stream)
-    avx512::line_copy<true>(c, out, n);
+    simd::line_copy<true>(c, out, n);
   else
-    avx512::line_copy<false>(c, out, n);
+    simd::line_copy<false>(c, out, n);
 #else
   (void)mode;
 #pragma GCC ivdep

@@ -132,12 +132,12 @@ if(MINIAPP_PYTHON_HAS_JSONSCHEMA)
                        LABELS "python")
   set_tests_properties(python.report_schema_invalid PROPERTIES FIXTURES_REQUIRED report_invalid
                        LABELS "python")
-  # --roofline: the JSON report carries the bound and the run's fraction of it (schema 2.1).
+  # --roofline: the JSON report carries the bound and the run's fraction of it (schema 2.2: and the line kernels built in).
   add_test(NAME python.report_schema_roofline
-           COMMAND ${MINIAPP_PYTHON} -c "import json, subprocess, sys; r = json.load(open(sys.argv[2])); rl = r['roofline']; assert r['schema_version'] == '2.1' and r['config']['roofline'] is True, r['schema_version']; assert rl['bound_cells_per_s'] > 0 and rl['fraction'] > 0 and rl['streaming_bytes_per_s'] > 0, rl; assert abs(rl['fraction'] - r['figure_of_merit']['value'] / rl['bound_cells_per_s']) < 1e-9 * rl['fraction'], rl; sys.exit(subprocess.call([sys.executable, sys.argv[1], '--expect-verdict', 'VALID', sys.argv[2]]))"
+           COMMAND ${MINIAPP_PYTHON} -c "import json, subprocess, sys; r = json.load(open(sys.argv[2])); rl = r['roofline']; assert r['schema_version'] == '2.2' and r['config']['roofline'] is True and r['build']['line_kernels'] in ('AVX-512', 'AVX2', 'portable'), r['schema_version']; assert rl['bound_cells_per_s'] > 0 and rl['fraction'] > 0 and rl['streaming_bytes_per_s'] > 0, rl; assert abs(rl['fraction'] - r['figure_of_merit']['value'] / rl['bound_cells_per_s']) < 1e-9 * rl['fraction'], rl; sys.exit(subprocess.call([sys.executable, sys.argv[1], '--expect-verdict', 'VALID', sys.argv[2]]))"
                    ${SCHEMA_CHECK} ${CMAKE_CURRENT_BINARY_DIR}/report_roofline.json)
   set_tests_properties(python.report_schema_roofline PROPERTIES FIXTURES_REQUIRED report_roofline
-                       LABELS "python" PASS_REGULAR_EXPRESSION "valid against schema 2.1")
+                       LABELS "python" PASS_REGULAR_EXPRESSION "valid against schema 2.2")
 else()
   message(STATUS "python3-jsonschema not found: the report schema tests are skipped")
 endif()

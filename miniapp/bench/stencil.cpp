@@ -183,6 +183,7 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
         "bench stencil: %d rank(s) x %d thread(s), %d^3 cells per rank, %d reps (median, "
         "slowest rank)\n",
         nranks, Exec().concurrency(), n, reps);
+    std::printf("  line kernels: %s\n", kLineKernels);
     std::printf("  %-22s %10s %10s %14s %8s\n", "kernel", "ms", "GB/s", "cell upd/s", "/bound");
     for (const Kernel& k : kernels)
       std::printf("  %-22s %10.3f %10.2f %14.4e %8.3f\n", k.name.c_str(), median(k.seconds) * 1e3,
