@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -119,6 +120,54 @@ TEST(LineKernels, EqualThePortableLoopsForEveryLengthAlignmentAndMode) {
                     << " at " << i;
             }
 }
+
+TEST(LineKernels, TheBuildsVectorIsaHasItsKernels) {
+  // The exactness tests here check the hand-vectorised kernels only where they are compiled
+  // in: a build for AVX2 or AVX-512 that fell back to the portable loops would pass them all.
+#if defined(__AVX512F__)
+  EXPECT_STREQ(kLineKernels, "AVX-512");
+#elif defined(__AVX2__)
+  EXPECT_STREQ(kLineKernels, "AVX2");
+#else
+  EXPECT_STREQ(kLineKernels, "portable");
+#endif
+}
+
+#if defined(MINIAPP_HAVE_SIMD_LINES)
+TEST(Simd, ShiftsAndLaneMasksMoveExactlyTheirLanes) {
+  constexpr int W = simd::W;
+  alignas(64) double a[2 * W], out[W];
+  for (int l = 0; l < 2 * W; ++l) a[l] = l + 1;
+  const simd::V prev = simd::load(a), cur = simd::load(a + W);
+  simd::storeu(out, simd::shift_in_low(cur, prev));  // u(i-1) for the lanes of cur
+  for (int l = 0; l < W; ++l) EXPECT_EQ(out[l], a[W + l - 1]) << "shift_in_low lane " << l;
+  simd::storeu(out, simd::shift_in_high(cur, prev));  // u(i+1) for the lanes of prev
+  for (int l = 0; l < W; ++l) EXPECT_EQ(out[l], a[l + 1]) << "shift_in_high lane " << l;
+  // A masked load gives the lanes in the mask and zeros elsewhere; a masked store writes the
+  // lanes in the mask and nothing else.
+  const auto check = [&](simd::Mask m, const auto& in_mask, const std::string& what) {
+    simd::storeu(out, simd::load_lanes(m, a));
+    for (int l = 0; l < W; ++l) EXPECT_EQ(out[l], in_mask(l) ? a[l] : 0.0) << what << " lane " << l;
+    std::fill(out, out + W, -1.0);
+    simd::store_lanes(out, m, simd::load(a + W));
+    for (int l = 0; l < W; ++l)
+      EXPECT_EQ(out[l], in_mask(l) ? a[W + l] : -1.0) << what << " store, lane " << l;
+  };
+  for (int x = -2 * W; x <= 2 * W; ++x)
+    for (int lo = -W; lo <= W; ++lo)
+      for (int hi = lo; hi <= lo + 2 * W; ++hi)
+        check(
+            simd::lanes_within(x, lo, hi), [&](int l) { return lo <= x + l && x + l < hi; },
+            "lanes_within(" + std::to_string(x) + ", " + std::to_string(lo) + ", " +
+                std::to_string(hi) + ")");
+  for (int count = 0; count <= W; ++count)
+    check(
+        simd::first_lanes(count), [&](int l) { return l < count; },
+        "first_lanes(" + std::to_string(count) + ")");
+  check(
+      simd::last_lane(), [&](int l) { return l == W - 1; }, "last_lane");
+}
+#endif
 
 TEST(LineKernels, SweepsFromMemoryAreBitIdenticalWithEitherStores) {
   // Large enough that the sweep streams from memory (plane order, prefetch, streaming stores).
