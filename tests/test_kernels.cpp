@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <random>
 #include <string>
 #include <utility>
@@ -15,6 +14,7 @@
 #include "core_rate.hpp"
 #include "field.hpp"
 #include "initial_condition.hpp"
+#include "numerics.hpp"
 #include "stencil.hpp"
 #include "stencil_line.hpp"
 #include "stream_copy.hpp"
@@ -22,7 +22,7 @@
 namespace miniapp::test {
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool same_bits(double a, double b) { return double_bits(a) == double_bits(b); }
 
 /// Random values in [-1, 1) with some exact zeros and signed zeros among them.
 std::vector<double> random_values(std::size_t n, unsigned seed) {
@@ -91,7 +91,7 @@ TEST(LineKernels, EqualThePortableLoopsForEveryLengthAlignmentAndMode) {
   // A 3D array with odd strides; lines of every length 1..80 at every alignment of the start.
   // planes: 0 = an ordinary array, 1 = 2D (z reads the cell itself), 2 = the plane above
   // twice as far as the one below (a ring of planes).
-  const std::int64_t sy = 91, sz = 91 * 5;
+  const std::int64_t sy = 91, sz = sy * 5;
   const std::vector<double> u = random_values(std::size_t(sz * 5 + 64), 7);
   for (int points : {7, 27})
     for (int planes = 0; planes < 3; ++planes)
@@ -267,7 +267,7 @@ TEST(LastLevelCache, CountsCpuListsAndSharesTheCacheByThreads) {
                                                {"99999999999999999999", 0}};
   for (const auto& [list, cpus] : lists)
     EXPECT_EQ(count_cpu_list(list), cpus) << '"' << list << '"';
-  const std::int64_t mib = 1024 * 1024;
+  const std::int64_t mib = std::int64_t{1024} * 1024;
   // A 300 MiB cache of 16 CPUs, all busy: 16 ranks of 1 thread get 18.75 MiB each, 4 x 4
   // get 75 MiB.
   EXPECT_EQ(cache_share(300 * mib, 16, 1), 300 * mib / 16);
