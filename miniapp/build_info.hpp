@@ -17,7 +17,7 @@ struct BuildInfo {
   std::string extra_flags;     ///< flags every miniapp target adds (no FMA contraction)
   std::string kokkos_version;  ///< e.g. 3.4.1
   std::string kokkos_backend;  ///< default execution space, e.g. OpenMP
-  std::string line_kernels;    ///< vector ISA of the stencil's line kernels: AVX-512, AVX2, portable
+  std::string line_kernels;    ///< the line kernels' ISA: AVX-512, AVX2 or portable
   std::string mpi_library;     ///< MPI_Get_library_version, first line
   std::string mpi_standard;    ///< MPI_Get_version, e.g. 3.1
   std::string hdf5_version;    ///< H5get_libversion, e.g. 1.10.8

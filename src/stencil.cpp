@@ -132,8 +132,8 @@ void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficie
             for (int j = j0 - 1; j <= j1; ++j) {
               const int r = j - j0 + 1;
               simd::second_differences_row(up + f.index(lo[0], j, kk), sy, sz, nx, row(s, r),
-                                             j >= j0 && j < j1 ? row(3 + s, r) : nullptr,
-                                             with_z ? row(6, r) : nullptr);
+                                           j >= j0 && j < j1 ? row(3 + s, r) : nullptr,
+                                           with_z ? row(6, r) : nullptr);
             }
           };
           produce(k0 - 1, false);
@@ -153,8 +153,7 @@ void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficie
               if (stream)
                 simd::line27_rows<true>(up + base, vp + base, nx, sy, sz, dx, dy, dz, ax, ay, az);
               else
-                simd::line27_rows<false>(up + base, vp + base, nx, sy, sz, dx, dy, dz, ax, ay,
-                                           az);
+                simd::line27_rows<false>(up + base, vp + base, nx, sy, sz, dx, dy, dz, ax, ay, az);
             }
           }
         }

@@ -94,7 +94,8 @@ inline void line7(const double* __restrict c, double* __restrict out, int n, std
     V prev = load_lanes(last_lane(), c + i - W), cur = loadu(c + i);
     for (; i + W <= n; i += W) {
       const double* p = c + i;
-      if (Prefetch && kPrefetchLeadingPlane) _mm_prefetch(reinterpret_cast<const char*>(p + sza + 2 * sy), _MM_HINT_T0);
+      if (Prefetch && kPrefetchLeadingPlane)
+        _mm_prefetch(reinterpret_cast<const char*>(p + sza + 2 * sy), _MM_HINT_T0);
       const V next =
           i + 2 * W <= n + 1 ? loadu(p + W) : load_lanes(first_lanes(n - i - W + 1), p + W);
       const V w = kShiftBeatsLoads ? shift_in_low(cur, prev) : loadu(p - 1);
@@ -308,8 +309,8 @@ inline void second_differences_row(const double* c, std::int64_t sy, std::int64_
 /// used). The same values in the same order as line27, with 33 instead of 57 additions per
 /// cell: a cell's share of the second differences is 6 additions here, 30 in line27. Where
 /// shifts beat loads (simd.hpp) the scratch loads are aligned; elsewhere the terms at x - 1
-/// and x + 1 are loaded unaligned from the scratch rows. Stream: non-temporal stores of the whole vectors (out on a
-/// 64-byte line), not fenced (publish_streamed).
+/// and x + 1 are loaded unaligned from the scratch rows. Stream: non-temporal stores of the whole
+/// vectors (out on a 64-byte line), not fenced (publish_streamed).
 template <bool Stream>
 inline void line27_rows(const double* __restrict c, double* __restrict out, int n, std::int64_t sy,
                         std::int64_t sz, const double* const (&dx)[3][3],
