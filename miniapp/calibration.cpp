@@ -136,8 +136,7 @@ HaloWidthChoice choose_halo_width(const Config& config, const Roofline* roofline
   // Every rank times, and all compare the slowest rank's figures (in: the same on every rank,
   // so is the plain rate below): the same decision everywhere.
   BlockingChoice& c = out.choice;
-  c = BlockingChoice{};
-  c.plain_rate = c.rate = choose_blocking(in).plain_rate;
+  c = plain_choice(in);
   out.timed = walk_widths(candidates, [&](const BlockingChoice& candidate) {
     return timed_blocked_rate(config, in, candidate, comm);
   });

@@ -69,8 +69,8 @@ inline constexpr const char* kLineKernels = "portable";
 #endif
 
 /// Lines shorter than one vector (the x faces of an overlapped step's shell: one cell per row)
-/// take the portable loop: the vector kernels' masked 8-lane loads and stores cost 2-3 times
-/// as much per cell there (measured on AMD Zen 4), and the expression is the same.
+/// take the portable loop: the vector kernels' masked loads and stores cost 2-3 times as much
+/// per cell there (measured with AVX-512 on AMD Zen 4), and the expression is the same.
 inline constexpr int kShortLine = 8;
 
 /// The 7-point update of one x-line, portable loop (the reference the vector kernels match).

@@ -127,13 +127,17 @@ std::vector<BlockingChoice> blocking_candidates(const BlockingModelInputs& in) {
   return out;
 }
 
+BlockingChoice plain_choice(const BlockingModelInputs& in) {
+  BlockingChoice plain;
+  if (can_model(in)) plain.rate = plain.plain_rate = modeled_plain_rate(in);
+  return plain;
+}
+
 BlockingChoice choose_blocking(const BlockingModelInputs& in) {
   const std::vector<BlockingChoice> candidates = blocking_candidates(in);
   if (!candidates.empty() && candidates.front().rate > candidates.front().plain_rate * (1 + 1e-9))
     return candidates.front();
-  BlockingChoice plain;
-  if (can_model(in)) plain.rate = plain.plain_rate = modeled_plain_rate(in);
-  return plain;
+  return plain_choice(in);
 }
 
 std::vector<TimedWidth> walk_widths(const std::vector<BlockingChoice>& candidates,

@@ -117,6 +117,10 @@ struct BlockingChoice {
 /// Never returns a setting predicted slower than H = 1 plain (ties go to plain). Pure.
 BlockingChoice choose_blocking(const BlockingModelInputs& in);
 
+/// H = 1 plain as the model above predicts it (rate = plain_rate; both 0 where the inputs do not
+/// allow a model): what choose_blocking() returns when no blocked setting is faster. Pure.
+BlockingChoice plain_choice(const BlockingModelInputs& in);
+
 /// Every blocked setting the model above can rank (the best tile of each H from 2 to the
 /// widest the block and options allow), fastest predicted first; choose_blocking() is the
 /// first where it is predicted faster than H = 1 plain. Pure.
