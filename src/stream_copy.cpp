@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "box_kernels.hpp"
+
 #if defined(__SSE2__)
 #include <immintrin.h>
 #endif
@@ -252,6 +254,31 @@ double StreamCopy::run(StoreKind kind) const {
       });
   Kokkos::fence();
   return timer.seconds();
+}
+
+GatherRun StreamCopy::gather(std::int64_t row, std::int64_t last) const {
+  run(StoreKind::Streaming);
+  const double* b = b_;
+  const std::int64_t rows = row > last && last >= 0 ? n_ / row : 0;
+  const int T = Exec().concurrency();
+  GatherRun out;
+  Kokkos::Timer timer;
+  Kokkos::parallel_reduce(
+      "miniapp::stream_copy::gather",
+      Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(0, T),
+      KOKKOS_LAMBDA(const int t, double& sum) {
+        for (std::int64_t r = rows * t / T; r < rows * (t + 1) / T; ++r) {
+          const double* p = b + r * row;
+          prefetch_column(p, row);
+          prefetch_column(p + last, row);
+          sum += p[0] + p[last];
+        }
+      },
+      out.sum);
+  Kokkos::fence();
+  out.seconds = timer.seconds();
+  out.lines = rows * (last >= 8 ? 2 : 1);
+  return out;
 }
 
 bool StreamCopy::verify() const {

@@ -72,6 +72,13 @@ struct CopyRates {
   double cells_per_second() const { return best() / 16.0; }
 };
 
+/// One walk of StreamCopy::gather.
+struct GatherRun {
+  double seconds = 0;
+  std::int64_t lines = 0;  ///< 64-byte lines read
+  double sum = 0;          ///< of the values read (so that every read is used)
+};
+
 class StreamCopy {
  public:
   /// Allocate two arrays of `elements` doubles (64-byte aligned) and first-touch them with the
@@ -85,6 +92,15 @@ class StreamCopy {
   /// passed through `reduce` (e.g. a barrier and a max over ranks), the medians give the rates.
   /// Not collective unless `reduce` is.
   CopyRates measure(int reps, const std::function<double(double)>& reduce = nullptr) const;
+
+  /// The reads of an x-face pack, for its yardstick: the target array taken as rows of `row`
+  /// doubles (x = 0 of each on a 64-byte line), each thread its own block of rows, and from
+  /// each row the values at x = 0 and x = `last` summed, as a pack reads the first and last
+  /// owned cell of every row of a field (field.hpp: both on lines of their own once last >= 8).
+  /// Walked down the rows with the pack's prefetches (box_kernels.hpp), right after an untimed
+  /// streaming copy has written the target around the caches, so the lines come from memory.
+  /// Not collective; fences.
+  GatherRun gather(std::int64_t row, std::int64_t last) const;
 
   /// True when the target equals the source element for element (after a run). Fences.
   bool verify() const;

@@ -266,6 +266,10 @@ miniapp_add_cli_test(NAME bench_step_packing RANKS 2 EXIT 0 TIMEOUT 120 LABELS b
 miniapp_add_cli_test(NAME bench_step_packing_limit RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
                      REGEX "^  where packing stands: the x faces, 512 values a line each, at [0-9]+\\.[0-9] GB/s of whole lines .* the y and z faces at [0-9]+\\.[0-9]{2} of the ordinary copy$"
                      ARGS bench step --n 16 --steps 2 --warmup 2 --reps 1 --modes dim-ordered --widths 1)
+# The x faces' own yardstick: their pack against a bare gather of the same lines.
+miniapp_add_cli_test(NAME bench_step_line_gather RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
+                     REGEX "^  x-face pack: [0-9]+\\.[0-9] GB/s of whole lines \\(a line per value read\\), [0-9]+\\.[0-9]{2} of a bare gather of the same lines from memory \\([0-9]+\\.[0-9] GB/s per rank\\)$"
+                     ARGS bench step --n 16 --steps 2 --warmup 2 --reps 1 --modes dim-ordered --widths 1)
 # Closed dimensions: every candidate also fills the physical-boundary ghosts (the boundary
 # column is measured) and still reaches the baseline's digest (else exit 1 and DIFFERS).
 miniapp_add_cli_test(NAME bench_step_closed RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench

@@ -250,6 +250,25 @@ TEST(StreamCopy, CopiesEveryElementWithEitherStores) {
   EXPECT_LE(last_level_cache_share(1), last_level_cache_bytes());
 }
 
+TEST(StreamCopy, GatherReadsTheFirstAndLastCellOfEveryRow) {
+  // The target after the gather's streaming copy holds the source, (i % 1000) / 1000.
+  const std::int64_t n = std::int64_t(1) << 16;
+  const StreamCopy copy(n);
+  const auto value = [](std::int64_t i) { return double(i % 1000) * 1e-3; };
+  const std::pair<std::int64_t, std::int64_t> shapes[] = {{24, 17}, {264, 256}, {24, 3}, {16, 0}};
+  for (const auto& [row, last] : shapes) {
+    const GatherRun g = copy.gather(row, last);
+    const std::int64_t rows = n / row;
+    double sum = 0;
+    for (std::int64_t r = 0; r < rows; ++r) sum += value(r * row) + value(r * row + last);
+    EXPECT_EQ(g.lines, last >= 8 ? 2 * rows : rows) << "row " << row << ", last " << last;
+    EXPECT_NEAR(g.sum, sum, 1e-9 * sum) << "row " << row << ", last " << last;
+    EXPECT_GT(g.seconds, 0.0);
+  }
+  // A last cell beyond the row reads nothing.
+  EXPECT_EQ(copy.gather(16, 16).lines, 0);
+}
+
 TEST(LastLevelCache, CountsCpuListsAndSharesTheCacheByThreads) {
   // Lists as sysfs writes them, and what it never writes (all 0).
   const std::pair<const char*, int> lists[] = {{"0-15", 16},

@@ -7,6 +7,8 @@
 // that the app accepts. The yardstick is measured in the same run: a STREAM copy of n^3 doubles
 // per rank with ordinary and with streaming stores (stream_copy.hpp), on every rank at once;
 //   bound = max(ordinary, streaming) / 16 B per cell update, summed over ranks.
+// The x faces, a 64-byte line per value, get a yardstick of their own in the same rounds: a bare
+// gather of the lines their pack reads (StreamCopy::gather), from memory.
 // Rounds go round-robin over the candidates and the yardstick (a few copies back to back,
 // StreamCopy::measure), so all see the same machine state; a candidate is built afresh each
 // round (one field pair in memory at a time), runs --warmup untimed steps, then --steps timed
@@ -181,7 +183,10 @@ int step(int argc, char** argv, MPI_Comm comm) {
         }
 
   const StreamCopy yardstick(std::int64_t(n) * n * n);
-  std::vector<double> r_ordinary, r_streaming;
+  // The x faces' yardstick: the same reads as their pack (a row's first and last owned cell,
+  // rows of the fields' pitch at H = 1), from memory.
+  const std::int64_t pitch = Field::shape_only(Box{{0, 0, 0}, {n, n, n}}, 1).stride_y();
+  std::vector<double> r_ordinary, r_streaming, r_gather;
   for (int r = 0; r < reps; ++r) {
     for (StepCandidate& cand : cands) run_candidate(cand, nranks, warmup, steps, comm);
     // Copies back to back, as a candidate sweeps its two fields step after step: a single copy
@@ -193,8 +198,13 @@ int step(int argc, char** argv, MPI_Comm comm) {
     });
     r_ordinary.push_back(c.ordinary);
     r_streaming.push_back(c.streaming);
+    const GatherRun g = yardstick.gather(pitch, n - 1);
+    MPI_Barrier(comm);
+    r_gather.push_back(64.0 * double(g.lines) / reduce_stat(g.seconds, comm).max);
   }
-  CopyRates copy;  // all ranks together
+  const double gather_per_rank = median(r_gather);  // bytes/s of whole lines
+  // The copy rates of all ranks together.
+  CopyRates copy;
   copy.ordinary = median(r_ordinary) * nranks;
   copy.streaming = median(r_streaming) * nranks;
   const double bound = copy.cells_per_second();
@@ -268,6 +278,14 @@ int step(int argc, char** argv, MPI_Comm comm) {
           "ordinary copy\n",
           x_values, 2.0 * 64.0 * x_values / x_seconds / 1e9,
           4.0 * yz_bytes / yz_seconds / copy_per_rank);
+    // The x faces' own yardstick: the same lines read by a bare loop, from memory.
+    const double pack_x = plain.median_of(&PhaseSample::pack_x);
+    if (x_values > 0 && pack_x > 0 && gather_per_rank > 0)
+      std::printf(
+          "  x-face pack: %.1f GB/s of whole lines (a line per value read), %.2f of a bare gather "
+          "of the same lines from memory (%.1f GB/s per rank)\n",
+          64.0 * x_values / pack_x / 1e9, 64.0 * x_values / pack_x / gather_per_rank,
+          gather_per_rank / 1e9);
     std::printf(
         "  target: the plain step (dim-ordered H=1) >= 0.65 of bound; blocking at its "
         "best H >= 1.1 of bound; packing >= 0.5 of the copy\n");
@@ -316,6 +334,7 @@ int step(int argc, char** argv, MPI_Comm comm) {
                       {"reps", reps},
                       {"copy_ordinary_bytes_per_s", copy.ordinary},
                       {"copy_streaming_bytes_per_s", copy.streaming},
+                      {"line_gather_bytes_per_s", gather_per_rank * nranks},
                       {"bound_cells_per_s", bound},
                       {"rows", rows}};
       std::ofstream out(json_path);
