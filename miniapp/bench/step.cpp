@@ -186,21 +186,22 @@ int step(int argc, char** argv, MPI_Comm comm) {
   // The x faces' yardstick: the same reads as their pack (a row's first and last owned cell,
   // rows of the fields' pitch at H = 1), from memory.
   const std::int64_t pitch = Field::shape_only(Box{{0, 0, 0}, {n, n, n}}, 1).stride_y();
+  // A yardstick's seconds are the slowest rank's, every rank having run it at once.
+  const auto slowest = [&](double seconds) {
+    MPI_Barrier(comm);
+    return reduce_stat(seconds, comm).max;
+  };
   std::vector<double> r_ordinary, r_streaming, r_gather;
   for (int r = 0; r < reps; ++r) {
     for (StepCandidate& cand : cands) run_candidate(cand, nranks, warmup, steps, comm);
     // Copies back to back, as a candidate sweeps its two fields step after step: a single copy
     // right after other work can run at half the rate of the next ones (measured on AMD Zen 5:
     // 44-65 against 86-110 GB/s), and a bound taken there would flatter every candidate.
-    const CopyRates c = yardstick.measure(kCopiesPerRound, [&](double t) {
-      MPI_Barrier(comm);
-      return reduce_stat(t, comm).max;
-    });
+    const CopyRates c = yardstick.measure(kCopiesPerRound, slowest);
     r_ordinary.push_back(c.ordinary);
     r_streaming.push_back(c.streaming);
     const GatherRun g = yardstick.gather(pitch, n - 1);
-    MPI_Barrier(comm);
-    r_gather.push_back(64.0 * double(g.lines) / reduce_stat(g.seconds, comm).max);
+    r_gather.push_back(64.0 * double(g.lines) / slowest(g.seconds));
   }
   const double gather_per_rank = median(r_gather);  // bytes/s of whole lines
   // The copy rates of all ranks together.
