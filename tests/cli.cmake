@@ -270,6 +270,10 @@ miniapp_add_cli_test(NAME bench_step_packing_limit RANKS 2 EXIT 0 TIMEOUT 120 LA
 miniapp_add_cli_test(NAME bench_step_line_gather RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
                      REGEX "^  x-face pack: [0-9]+\\.[0-9] GB/s of whole lines \\(a line per value read\\), [0-9]+\\.[0-9]{2} of a bare gather of the same lines from memory \\([0-9]+\\.[0-9] GB/s per rank\\)$"
                      ARGS bench step --n 16 --steps 2 --warmup 2 --reps 1 --modes dim-ordered --widths 1)
+# The plain step's sweep alone, timed in the same rounds: the step's time beyond it.
+miniapp_add_cli_test(NAME bench_step_sweep_alone RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
+                     REGEX "^  sweep alone \\(the plain step's kernel, no exchange between sweeps\\): ${_nonzero_ms} ms per step, [0-9]+\\.[0-9]{3} of bound; the plain step takes -?${_ms} ms more, its halo measured ${_nonzero_ms} ms$"
+                     ARGS bench step --n 16 --steps 2 --warmup 2 --reps 1 --modes dim-ordered --widths 1)
 # Closed dimensions: every candidate also fills the physical-boundary ghosts (the boundary
 # column is measured) and still reaches the baseline's digest (else exit 1 and DIFFERS).
 miniapp_add_cli_test(NAME bench_step_closed RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench

@@ -8,7 +8,9 @@
 // per rank with ordinary and with streaming stores (stream_copy.hpp), on every rank at once;
 //   bound = max(ordinary, streaming) / 16 B per cell update, summed over ranks.
 // The x faces, a 64-byte line per value, get a yardstick of their own in the same rounds: a bare
-// gather of the lines their pack reads (StreamCopy::gather), from memory.
+// gather of the lines their pack reads (StreamCopy::gather), from memory. And the plain step's
+// sweep is timed alone, with no exchange between sweeps: the step's time beyond it is what the
+// exchange costs the step in all (sweep_alone).
 // Rounds go round-robin over the candidates and the yardstick (a few copies back to back,
 // StreamCopy::measure), so all see the same machine state; a candidate is built afresh each
 // round (one field pair in memory at a time), runs --warmup untimed steps, then --steps timed
@@ -30,8 +32,10 @@
 
 #include "bench.hpp"
 #include "diagnostics.hpp"
+#include "initial_condition.hpp"
 #include "mpi_utils.hpp"
 #include "options.hpp"
+#include "stencil.hpp"
 #include "stream_copy.hpp"
 #include "time_stepper.hpp"
 #include "timer.hpp"
@@ -107,6 +111,32 @@ void run_candidate(StepCandidate& cand, int nranks, int warmup, int steps, MPI_C
   cand.digest_set = true;
 }
 
+/// The plain step's sweep alone: its kernel (apply_stencil) on a pair of fields shaped like the
+/// candidates', swapped every step as the stepper swaps them, with no exchange between sweeps
+/// (the ghosts keep their first values). The plain step's time beyond it is what the exchange
+/// costs the step in all: the halo's own timers cannot see what it does to the sweep's speed
+/// (lines it leaves in cache, or evicts). Seconds per step, the slowest rank's, every rank
+/// sweeping at once. Collective; allocates the pair.
+double sweep_alone(const Config& base, int n, int warmup, int steps, MPI_Comm comm) {
+  const Box owned{{0, 0, 0}, {n, n, n}};
+  Field u("miniapp::bench::step::u", owned, 1), v("miniapp::bench::step::v", owned, 1);
+  fill_initial(u, base.problem().initial_condition());
+  fill_zero(v);
+  const Coefficients a = base.problem().coefficients();
+  const auto sweeps = [&](int count) {
+    for (int s = 0; s < count; ++s) {
+      apply_stencil(base.stencil, u, v, u.interior(), a, false);
+      Kokkos::fence();
+      std::swap(u, v);
+    }
+  };
+  sweeps(warmup);
+  MPI_Barrier(comm);
+  Kokkos::Timer timer;
+  sweeps(steps);
+  return reduce_stat(timer.seconds(), comm).max / steps;
+}
+
 }  // namespace
 
 int step(int argc, char** argv, MPI_Comm comm) {
@@ -122,7 +152,8 @@ int step(int argc, char** argv, MPI_Comm comm) {
       "The whole production time step (sweep + halo exchange + boundaries, TimeStepper) for "
       "every halo mode x halo width x temporal blocking x overlap, against the memory bound "
       "(STREAM copy, better of ordinary and streaming stores, / 16 B per cell) measured in the "
-      "same run. Each rank owns an n^3 block, periodic in every dimension unless --bc says "
+      "same run, beside the plain step's sweep alone (no exchange between sweeps). Each rank "
+      "owns an n^3 block, periodic in every dimension unless --bc says "
       "otherwise. Every candidate must reach the baseline's digest (dim-ordered, H=1) bit for "
       "bit.",
       "miniapp bench step"};
@@ -191,9 +222,10 @@ int step(int argc, char** argv, MPI_Comm comm) {
     MPI_Barrier(comm);
     return reduce_stat(seconds, comm).max;
   };
-  std::vector<double> r_ordinary, r_streaming, r_gather;
+  std::vector<double> r_ordinary, r_streaming, r_gather, r_sweep;
   for (int r = 0; r < reps; ++r) {
     for (StepCandidate& cand : cands) run_candidate(cand, nranks, warmup, steps, comm);
+    r_sweep.push_back(sweep_alone(base, n, warmup, steps, comm));
     // Copies back to back, as a candidate sweeps its two fields step after step: a single copy
     // right after other work can run at half the rate of the next ones (measured on AMD Zen 5:
     // 44-65 against 86-110 GB/s), and a bound taken there would flatter every candidate.
@@ -204,6 +236,7 @@ int step(int argc, char** argv, MPI_Comm comm) {
     r_gather.push_back(64.0 * double(g.lines) / slowest(g.seconds));
   }
   const double gather_per_rank = median(r_gather);  // bytes/s of whole lines
+  const double sweep_seconds = median(r_sweep);
   // The copy rates of all ranks together.
   CopyRates copy;
   copy.ordinary = median(r_ordinary) * nranks;
@@ -252,6 +285,12 @@ int step(int argc, char** argv, MPI_Comm comm) {
       std::printf("  DIGEST MISMATCH: %d of %zu candidates differ from the baseline's %s\n", differ,
                   cands.size(), digest_hex(reference).c_str());
     const StepCandidate& plain = cands[0];
+    std::printf(
+        "  sweep alone (the plain step's kernel, no exchange between sweeps): %.3f ms per step, "
+        "%.3f of bound; the plain step takes %.3f ms more, its halo measured %.3f ms\n",
+        sweep_seconds * 1e3, cells / sweep_seconds / bound,
+        (plain.median_of(&PhaseSample::step) - sweep_seconds) * 1e3,
+        plain.median_of(&PhaseSample::halo) * 1e3);
     const double copy_per_rank = copy.ordinary / nranks;
     std::printf(
         "  packing (%s, ms per step): pack x/y/z faces %.3f/%.3f/%.3f, unpack %.3f/%.3f/%.3f; "
@@ -336,6 +375,7 @@ int step(int argc, char** argv, MPI_Comm comm) {
                       {"copy_ordinary_bytes_per_s", copy.ordinary},
                       {"copy_streaming_bytes_per_s", copy.streaming},
                       {"line_gather_bytes_per_s", gather_per_rank * nranks},
+                      {"sweep_alone_s", sweep_seconds},
                       {"bound_cells_per_s", bound},
                       {"rows", rows}};
       std::ofstream out(json_path);
