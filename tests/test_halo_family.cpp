@@ -201,12 +201,10 @@ TEST(HaloFamily, TwoDimensionalPlansReproduceTheDesignNoteFigures) {
   EXPECT_EQ(bytes({4, 4, 1}, 8) / 8, 8448);  // one exchange per round of 8 steps
 }
 
-// Overlap when the messages are late: the other ranks start 200 ms after rank 0, so rank 0's
-// first exchange is still in flight through all its inner slabs (or blocked tiles), which then
-// run one at a time, and the shell after it. (30 ms was not always enough: in the sanitizer
-// build, with other tests beside it, rank 0 once reached its first exchange after the others'
-// messages, and nothing was hidden.) (On time, the exchange completes at its first test
-// and the inner work runs as one sweep.) Bit-identical either way.
+// Overlap when the messages are late: the other ranks start 200 ms after rank 0 says it is
+// about to run, so rank 0's first exchange is still in flight through all its inner slabs (or
+// blocked tiles), which then run one at a time, and the shell after it. (On time, the exchange
+// completes at its first test and the inner work runs as one sweep.) Bit-identical either way.
 TEST(HaloFamily, OverlapWithLateMessagesIsBitIdentical) {
   CommHandle comm = first_ranks(std::min(4, world_size()));
   if (comm.get() == MPI_COMM_NULL) return;
@@ -229,10 +227,20 @@ TEST(HaloFamily, OverlapWithLateMessagesIsBitIdentical) {
             c.validate();
             c.validate_for(np);
           } catch (const ConfigError&) {
-            continue;  // faces with 27 points or H > 1, blocking at H = 1
+            continue;  // faces with 27 points or H > 1
           }
           TimeStepper sim = make_stepper(c, comm.get());
-          if (rank != 0) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+          // The delay counts from rank 0's word that it is about to run, not from the end of
+          // the stepper's construction, whose last part (the temporal-blocking plan) runs after
+          // its last collective. Counted from there, the delay once ran out before rank 0's
+          // first exchange: in the sanitizer build beside another test, a blocked case hid
+          // nothing.
+          if (rank == 0) {
+            for (int r = 1; r < np; ++r) MPI_Send(nullptr, 0, MPI_BYTE, r, 99, comm.get());
+          } else {
+            MPI_Recv(nullptr, 0, MPI_BYTE, 0, 99, comm.get(), MPI_STATUS_IGNORE);
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+          }
           sim.run(c.steps);
           const std::vector<double> got = gather_global(sim.field(), c.grid, comm.get());
           if (rank == 0) {
