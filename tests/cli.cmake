@@ -258,22 +258,24 @@ miniapp_add_cli_test(NAME bench_step_row RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
 # The plain step's packing split by phase (x faces first) and its rate against the copy; the
 # x-face pack and unpack take measurable time (a kernel launch at least).
 set(_ms "[0-9]+\\.[0-9]{3}")
+# The plain step alone, one round of two steps: the lines of its packing and yardsticks.
+set(_plain_step bench step --n 16 --steps 2 --warmup 2 --reps 1 --modes dim-ordered --widths 1)
 set(_nonzero_ms "([1-9][0-9]*\\.[0-9]{3}|0\\.(00[1-9]|0[1-9][0-9]|[1-9][0-9]{2}))")
 miniapp_add_cli_test(NAME bench_step_packing RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
                      REGEX "^  packing \\(dim-ordered H=1, ms per step\\): pack x/y/z faces ${_nonzero_ms}/${_ms}/${_ms}, unpack ${_nonzero_ms}/${_ms}/${_ms}. [0-9]+\\.[0-9]{2} MB each way, moved at [0-9]+\\.[0-9]{2} of the ordinary copy"
-                     ARGS bench step --n 16 --steps 2 --warmup 2 --reps 1 --modes dim-ordered --widths 1)
+                     ARGS ${_plain_step})
 # Where packing stands: the x faces' rate in whole lines, the y and z faces against the copy.
 miniapp_add_cli_test(NAME bench_step_packing_limit RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
                      REGEX "^  where packing stands: the x faces, 512 values a line each, at [0-9]+\\.[0-9] GB/s of whole lines .* the y and z faces at [0-9]+\\.[0-9]{2} of the ordinary copy$"
-                     ARGS bench step --n 16 --steps 2 --warmup 2 --reps 1 --modes dim-ordered --widths 1)
+                     ARGS ${_plain_step})
 # The x faces' own yardstick: their pack against a bare gather of the same lines.
 miniapp_add_cli_test(NAME bench_step_line_gather RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
                      REGEX "^  x-face pack: [0-9]+\\.[0-9] GB/s of whole lines \\(a line per value read\\), [0-9]+\\.[0-9]{2} of a bare gather of the same lines from memory \\([0-9]+\\.[0-9] GB/s per rank\\)$"
-                     ARGS bench step --n 16 --steps 2 --warmup 2 --reps 1 --modes dim-ordered --widths 1)
+                     ARGS ${_plain_step})
 # The plain step's sweep alone, timed in the same rounds: the step's time beyond it.
 miniapp_add_cli_test(NAME bench_step_sweep_alone RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
                      REGEX "^  sweep alone \\(the plain step's kernel, no exchange between sweeps\\): ${_nonzero_ms} ms per step, [0-9]+\\.[0-9]{3} of bound; the plain step takes -?${_ms} ms more, its halo measured ${_nonzero_ms} ms$"
-                     ARGS bench step --n 16 --steps 2 --warmup 2 --reps 1 --modes dim-ordered --widths 1)
+                     ARGS ${_plain_step})
 # Closed dimensions: every candidate also fills the physical-boundary ghosts (the boundary
 # column is measured) and still reaches the baseline's digest (else exit 1 and DIFFERS).
 miniapp_add_cli_test(NAME bench_step_closed RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench

@@ -115,10 +115,9 @@ void run_candidate(StepCandidate& cand, int nranks, int warmup, int steps, MPI_C
 /// candidates', swapped every step as the stepper swaps them, with no exchange between sweeps
 /// (the ghosts keep their first values). The plain step's time beyond it is what the exchange
 /// costs the step in all: the halo's own timers cannot see what it does to the sweep's speed
-/// (lines it leaves in cache, or evicts). Seconds per step, the slowest rank's, every rank
-/// sweeping at once. Collective; allocates the pair.
-double sweep_alone(const Config& base, int n, int warmup, int steps, MPI_Comm comm) {
-  const Box owned{{0, 0, 0}, {n, n, n}};
+/// (lines it leaves in cache, or evicts). Seconds per step on this rank, every rank sweeping
+/// at once (a barrier first). Collective; allocates the pair.
+double sweep_alone(const Config& base, const Box& owned, int warmup, int steps, MPI_Comm comm) {
   Field u("miniapp::bench::step::u", owned, 1), v("miniapp::bench::step::v", owned, 1);
   fill_initial(u, base.problem().initial_condition());
   fill_zero(v);
@@ -134,7 +133,7 @@ double sweep_alone(const Config& base, int n, int warmup, int steps, MPI_Comm co
   MPI_Barrier(comm);
   Kokkos::Timer timer;
   sweeps(steps);
-  return reduce_stat(timer.seconds(), comm).max / steps;
+  return timer.seconds() / steps;
 }
 
 }  // namespace
@@ -216,7 +215,8 @@ int step(int argc, char** argv, MPI_Comm comm) {
   const StreamCopy yardstick(std::int64_t(n) * n * n);
   // The x faces' yardstick: the same reads as their pack (a row's first and last owned cell,
   // rows of the fields' pitch at H = 1), from memory.
-  const std::int64_t pitch = Field::shape_only(Box{{0, 0, 0}, {n, n, n}}, 1).stride_y();
+  const Box block{{0, 0, 0}, {n, n, n}};  // one rank's owned cells
+  const std::int64_t pitch = Field::shape_only(block, 1).stride_y();
   // A yardstick's seconds are the slowest rank's, every rank having run it at once.
   const auto slowest = [&](double seconds) {
     MPI_Barrier(comm);
@@ -225,7 +225,7 @@ int step(int argc, char** argv, MPI_Comm comm) {
   std::vector<double> r_ordinary, r_streaming, r_gather, r_sweep;
   for (int r = 0; r < reps; ++r) {
     for (StepCandidate& cand : cands) run_candidate(cand, nranks, warmup, steps, comm);
-    r_sweep.push_back(sweep_alone(base, n, warmup, steps, comm));
+    r_sweep.push_back(slowest(sweep_alone(base, block, warmup, steps, comm)));
     // Copies back to back, as a candidate sweeps its two fields step after step: a single copy
     // right after other work can run at half the rate of the next ones (measured on AMD Zen 5:
     // 44-65 against 86-110 GB/s), and a bound taken there would flatter every candidate.
