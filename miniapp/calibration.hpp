@@ -6,7 +6,8 @@
 //                      bound = max(ordinary, streaming) / 16 B   (stream_copy.hpp)
 //   --halo-width auto  the halo width H, temporal blocking and tile: blocking_candidates()
 //                      (temporal_blocking.hpp), fed with the copy bound, the sweep's rate in
-//                      cache and a few measured plain sweeps of the run's block, ranks the
+//                      cache and a few measured plain sweeps of the run's block (the faster
+//                      store kind, where --sweep-stores adaptive lets the run choose), ranks the
 //                      blocked settings; its best H is timed on a block of its own, then
 //                      its neighbours H - 1 and H + 1, walking on towards the faster until
 //                      the next is slower; the fastest timed is kept where it beats the plain

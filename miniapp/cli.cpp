@@ -120,7 +120,7 @@ ParseOutcome parse_command_line(int argc, char** argv) {
 
   // --help lists the options by capability, in the order of miniapp/README.md's table.
   const std::string kProblem = "Problem", kLayout = "Parallel layout", kHalo = "Halo exchange",
-                    kBlocking = "Temporal blocking", kSpectral = "Spectral diagnostics",
+                    kBlocking = "Sweeps and temporal blocking", kSpectral = "Spectral diagnostics",
                     kCheckpoints = "Checkpoints and restart", kReport = "Validation and report",
                     kExplain = "Explain";
   app.add_option("--grid", grid, "global cells NX NY NZ")->expected(3)->group(kProblem);
@@ -180,6 +180,15 @@ ParseOutcome parse_command_line(int argc, char** argv) {
   app.add_flag("--temporal-blocking", c.temporal_blocking,
                "fuse the --halo-width sub-steps of a round over cache-sized tiles (each cell read "
                "from memory about once per round; bit-identical)")
+      ->group(kBlocking);
+  app.add_option("--sweep-stores", c.sweep_stores,
+                 "stores of the sweeps from memory (fields larger than the rank's cache share): "
+                 "adaptive (time streaming and ordinary stores on the first sweeps, keep the "
+                 "faster, try the other every 16th sweep; the rank's own choice) | streaming | "
+                 "ordinary; the results are the same bit for bit")
+      ->transform(choice_of(kStorePolicyNames))
+      ->type_name("NAME")
+      ->default_str("adaptive")
       ->group(kBlocking);
   app.add_option("--tile", tile,
                  "temporal-blocking tile TX TY TZ in owned cells; 0 = automatic (a thread's "

@@ -252,7 +252,7 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
   }
 
   TimeStepper stepper(config.problem(), config.halo(), config.blocking(),
-                      resolve_rank_grid(config, nranks), comm);
+                      resolve_rank_grid(config, nranks), comm, config.sweep_stores);
   if (restart) load_restart(*restart, stepper);
   const Decomposition& decomp = stepper.decomposition();
   // The FFT plans and buffers of the spectral features are built once, before the loop.

@@ -50,6 +50,7 @@ struct Config {
   bool overlap = false;            ///< overlap the exchange with interior updates
   bool temporal_blocking = false;  ///< fuse the sub-steps of a deep-halo round over tiles
   Index3 tile{0, 0, 0};            ///< --tile: owned cells per temporal-blocking tile (0 = auto)
+  StorePolicy sweep_stores = StorePolicy::Adaptive;  ///< --sweep-stores: of sweeps from memory
 
   // Checks, report and provenance
   bool verify = false;        ///< compare with the exact solution (--init sine)

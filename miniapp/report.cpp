@@ -1,6 +1,7 @@
 #include "report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
@@ -91,6 +92,16 @@ RunReport make_report(const RunPieces& p) {
   r.interruption = p.loop.interruption;
   r.memory_estimate = p.memory;
   r.roofline = p.roofline;
+  const StoreChoice& stores = stepper.stores();
+  r.stores.policy = stores.policy();
+  r.stores.from_memory = reduce_stat(stores.from_memory() ? 1.0 : 0.0, comm).max > 0;
+  r.stores.streaming = reduce_stat(double(stores.rounds(SweepStores::Streaming)), comm).avg;
+  r.stores.ordinary = reduce_stat(double(stores.rounds(SweepStores::Ordinary)), comm).avg;
+  const bool ends_ordinary =
+      stores.rounds(SweepStores::Ordinary) > 0 && stores.favourite() == SweepStores::Ordinary;
+  r.stores.ranks_ending_ordinary =
+      int(std::lround(reduce_stat(ends_ordinary ? 1.0 : 0.0, comm).avg * r.nranks));
+  r.stores.switches = reduce_stat(double(stores.switches()), comm).avg;
   return r;
 }
 
@@ -121,6 +132,19 @@ void print_report(std::ostream& os, const RunReport& r) {
   if (c.temporal_blocking)
     os << "  blocking      temporal, " << c.halo_width << " sub-steps per round, tile "
        << joined(c.tile, " x ") << " owned cells\n";
+  const StoresSummary& st = r.stores;
+  os << "  sweep stores  ";
+  if (!st.from_memory)
+    os << "through the cache (the fields fit in the ranks' share of the last-level cache)\n";
+  else if (c.temporal_blocking)
+    os << "ordinary (temporal blocking's tiles write through the cache)\n";
+  else if (st.policy != StorePolicy::Adaptive)
+    os << to_string(st.policy) << " (as asked)\n";
+  else
+    os << "adaptive: streaming in " << fmt(st.streaming, "%.4g") << " of "
+       << fmt(st.rounds(), "%.4g") << " rounds per rank, ordinary in " << fmt(st.ordinary, "%.4g")
+       << " (warm-up included); " << st.ranks_ending_ordinary << " of " << r.nranks
+       << " rank(s) ended on ordinary, " << fmt(st.switches, "%.3g") << " switch(es) per rank\n";
   os << "  redundant     " << fmt(r.redundant_per_step.min, "%.0f") << "/"
      << fmt(r.redundant_per_step.avg, "%.0f") << "/" << fmt(r.redundant_per_step.max, "%.0f")
      << " extra cell updates per step per rank (min/avg/max; deep halo)\n";
@@ -258,6 +282,7 @@ std::string report_json(const RunReport& r) {
                  {"pack", to_string(c.pack)},
                  {"overlap", c.overlap},
                  {"temporal_blocking", c.temporal_blocking},
+                 {"sweep_stores", to_string(c.sweep_stores)},
                  {"tile", c.tile},
                  {"two_d", c.two_d()},
                  {"spectral_check", c.spectral_check},
@@ -340,6 +365,14 @@ std::string report_json(const RunReport& r) {
         {"seconds", rl->seconds},
         {"bound_cells_per_s", rl->bound()},
         {"fraction", rl->bound() > 0 ? r.fom.cell_updates_per_second / rl->bound() : 0.0}};
+
+  const StoresSummary& st = r.stores;
+  j["sweep_stores"] = {{"policy", to_string(st.policy)},
+                       {"from_memory", st.from_memory},
+                       {"streaming_rounds", st.streaming},
+                       {"ordinary_rounds", st.ordinary},
+                       {"ranks_ending_ordinary", st.ranks_ending_ordinary},
+                       {"switches", st.switches}};
 
   j["schema_version"] = kReportSchemaVersion;
   j["label"] = c.label;

@@ -50,6 +50,17 @@ struct RunPieces {
   const std::optional<Roofline>& roofline;  ///< with --roofline
 };
 
+/// How the sweeps from memory chose their stores (StoreChoice), over the ranks.
+struct StoresSummary {
+  StorePolicy policy = StorePolicy::Adaptive;
+  bool from_memory = false;            ///< the fields are larger than the ranks' cache share
+  double streaming = 0, ordinary = 0;  ///< rounds per rank with each kind (average)
+  int ranks_ending_ordinary = 0;       ///< ranks whose favourite was ordinary at the end
+  double switches = 0;                 ///< times a rank's favourite changed (average)
+  /// Rounds per rank that chose (none with temporal blocking: its tiles take ordinary stores).
+  double rounds() const { return streaming + ordinary; }
+};
+
 struct RunReport {
   Config config;
   Index3 dims{};
@@ -77,6 +88,7 @@ struct RunReport {
   MemoryEstimate memory_estimate;
   Stat peak_rss;                     ///< bytes, over ranks, when the report was made
   std::optional<Roofline> roofline;  ///< with --roofline
+  StoresSummary stores;
 
   /// Steps this launch ran.
   std::int64_t launch_steps() const { return last_step - first_step; }
@@ -85,7 +97,7 @@ struct RunReport {
 };
 
 /// Version of the JSON report's layout: minor for added fields, major for changed ones.
-inline constexpr const char* kReportSchemaVersion = "2.2";
+inline constexpr const char* kReportSchemaVersion = "2.3";
 
 /// The report of a finished (or interrupted) run. Collective over the stepper's communicator.
 RunReport make_report(const RunPieces& pieces);

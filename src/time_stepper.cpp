@@ -22,7 +22,8 @@ Index3 choose_rank_grid(const Problem& problem, int nranks, const Index3& fixed,
 }
 
 TimeStepper::TimeStepper(const Problem& problem, const HaloOptions& halo,
-                         const BlockingOptions& blocking, const Index3& dims, MPI_Comm comm)
+                         const BlockingOptions& blocking, const Index3& dims, MPI_Comm comm,
+                         StorePolicy stores)
     : problem_(problem), halo_options_(halo), a_(problem.coefficients()) {
   if (halo.width < 1)
     throw std::invalid_argument("TimeStepper: halo width " + std::to_string(halo.width) +
@@ -32,6 +33,7 @@ TimeStepper::TimeStepper(const Problem& problem, const HaloOptions& halo,
   v_ = Field("miniapp::v", decomp_->owned(), halo.width);
   fill_initial(u_, problem.initial_condition());
   fill_zero(v_);
+  stores_ = StoreChoice(stores, sweep_streams_from_memory(u_.interior()));
   halo_ = make_halo_exchange(halo, *decomp_, u_, problem.bc, problem.bc_value);
   neighborhood_ = neighborhood_of(*decomp_);
   refill_ = plan_refill(neighborhood_, u_.n(), u_.halo(), problem.two_d());
@@ -50,7 +52,7 @@ Box TimeStepper::update_region(int s) const {
 }
 
 void TimeStepper::update(const Box& region) {
-  apply_stencil(problem_.stencil, u_, v_, region, a_, problem_.two_d());
+  apply_stencil(problem_.stencil, u_, v_, region, a_, problem_.two_d(), round_stores_);
 }
 
 void TimeStepper::refill_boundaries() {
@@ -204,6 +206,9 @@ void TimeStepper::advance(int k) {
     return;
   }
   const std::int64_t interior = u_.interior().count();
+  round_stores_ = stores_.next();
+  const double swept = times_.stencil;
+  std::int64_t cells = 0;
   for (int s = 0; s < k; ++s) {
     const Box region = update_region(s);
     if (s == 0) {
@@ -214,8 +219,11 @@ void TimeStepper::advance(int k) {
       update(region);
     }
     times_.redundant += region.count() - interior;
+    cells += region.count();
     std::swap(u_, v_);
   }
+  stores_.record(round_stores_,
+                 (times_.stencil - swept) / double(std::max<std::int64_t>(cells, 1)));
 }
 
 void TimeStepper::run(std::int64_t steps) {

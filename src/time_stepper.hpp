@@ -17,6 +17,9 @@
 // With temporal blocking the k sub-steps of a round run tile by tile instead (each tile all k
 // sub-steps in cache, temporal_blocking.hpp), bit-identical, one swap per round.
 //
+// The sweeps of a round without blocking all take the stores that the rank's StoreChoice names
+// (store_choice.hpp), and the round's stencil time per cell updated goes back to it.
+//
 // Everything a round needs is planned and allocated in the constructor. The run's loop (when
 // to checkpoint, record a spectrum, report progress or stop) belongs to the caller.
 #pragma once
@@ -33,6 +36,7 @@
 #include "field.hpp"
 #include "halo_exchange.hpp"
 #include "problem.hpp"
+#include "store_choice.hpp"
 #include "temporal_blocking.hpp"
 
 namespace miniapp {
@@ -60,10 +64,10 @@ Index3 choose_rank_grid(const Problem& problem, int nranks, const Index3& fixed,
 class TimeStepper {
  public:
   /// Build the decomposition over `comm` with rank grid `dims`, allocate and initialise the
-  /// fields, plan the halo exchange and the refills (and the tiles with temporal blocking).
-  /// Collective over comm.
+  /// fields, plan the halo exchange and the refills (and the tiles with temporal blocking);
+  /// `stores`: how the sweeps from memory choose their stores. Collective over comm.
   TimeStepper(const Problem& problem, const HaloOptions& halo, const BlockingOptions& blocking,
-              const Index3& dims, MPI_Comm comm);
+              const Index3& dims, MPI_Comm comm, StorePolicy stores = StorePolicy::Adaptive);
 
   /// One round of k sub-steps (1 <= k <= halo width): exchange, update, boundaries; the field
   /// then holds k steps more. Collective; fences.
@@ -83,6 +87,8 @@ class TimeStepper {
   const PhaseTimes& times() const { return times_; }
   /// The temporal-blocking plan, null without temporal blocking.
   const TemporalBlocking* blocking() const { return blocking_.get(); }
+  /// How the sweeps chose their stores so far (rounds without temporal blocking).
+  const StoreChoice& stores() const { return stores_; }
   /// Zero the phase timers and the halo counters (after a warm-up).
   void reset_timers();
 
@@ -114,6 +120,8 @@ class TimeStepper {
   Neighborhood neighborhood_;
   Coefficients a_;
   PhaseTimes times_;
+  StoreChoice stores_;
+  SweepStores round_stores_ = SweepStores::Auto;  ///< the stores of this round's sweeps
 };
 
 }  // namespace miniapp

@@ -132,12 +132,12 @@ if(MINIAPP_PYTHON_HAS_JSONSCHEMA)
                        LABELS "python")
   set_tests_properties(python.report_schema_invalid PROPERTIES FIXTURES_REQUIRED report_invalid
                        LABELS "python")
-  # --roofline: the JSON report carries the bound and the run's fraction of it (schema 2.2: and the line kernels built in).
+  # --roofline: the JSON report carries the bound and the run's fraction of it (schema 2.2: and the line kernels built in; 2.3: how the sweeps chose their stores).
   add_test(NAME python.report_schema_roofline
-           COMMAND ${MINIAPP_PYTHON} -c "import json, subprocess, sys; r = json.load(open(sys.argv[2])); rl = r['roofline']; assert r['schema_version'] == '2.2' and r['config']['roofline'] is True and r['build']['line_kernels'] in ('AVX-512', 'AVX2', 'portable'), r['schema_version']; assert rl['bound_cells_per_s'] > 0 and rl['fraction'] > 0 and rl['streaming_bytes_per_s'] > 0, rl; assert abs(rl['fraction'] - r['figure_of_merit']['value'] / rl['bound_cells_per_s']) < 1e-9 * rl['fraction'], rl; sys.exit(subprocess.call([sys.executable, sys.argv[1], '--expect-verdict', 'VALID', sys.argv[2]]))"
+           COMMAND ${MINIAPP_PYTHON} -c "import json, subprocess, sys; r = json.load(open(sys.argv[2])); rl = r['roofline']; assert r['schema_version'] == '2.3' and r['config']['sweep_stores'] == 'adaptive' and r['sweep_stores']['policy'] == 'adaptive' and r['config']['roofline'] is True and r['build']['line_kernels'] in ('AVX-512', 'AVX2', 'portable'), r['schema_version']; assert rl['bound_cells_per_s'] > 0 and rl['fraction'] > 0 and rl['streaming_bytes_per_s'] > 0, rl; assert abs(rl['fraction'] - r['figure_of_merit']['value'] / rl['bound_cells_per_s']) < 1e-9 * rl['fraction'], rl; sys.exit(subprocess.call([sys.executable, sys.argv[1], '--expect-verdict', 'VALID', sys.argv[2]]))"
                    ${SCHEMA_CHECK} ${CMAKE_CURRENT_BINARY_DIR}/report_roofline.json)
   set_tests_properties(python.report_schema_roofline PROPERTIES FIXTURES_REQUIRED report_roofline
-                       LABELS "python" PASS_REGULAR_EXPRESSION "valid against schema 2.2")
+                       LABELS "python" PASS_REGULAR_EXPRESSION "valid against schema 2.3")
 else()
   message(STATUS "python3-jsonschema not found: the report schema tests are skipped")
 endif()
@@ -233,6 +233,12 @@ miniapp_add_cli_test(NAME bad_halo_above_extent EXIT 2 ONCE
                      ARGS --grid 8 8 8 --ranks 2 1 1 --halo-width 5)
 miniapp_add_cli_test(NAME bad_pack_collective EXIT 2 ONCE REGEX "--pack datatype does not apply to --halo neighbor-coll"
                      ARGS --grid 8 8 8 --halo neighbor-coll --pack datatype)
+miniapp_add_cli_test(NAME bad_sweep_stores EXIT 2 ONCE REGEX "--sweep-stores: Check bogus value in \\{adaptive"
+                     ARGS --grid 8 8 8 --sweep-stores bogus)
+# Fields this small fit in the cache: the sweeps write through it and choose no stores.
+miniapp_add_cli_test(NAME sweep_stores_in_cache EXIT 0
+                     REGEX "^  sweep stores  through the cache \\(the fields fit in the ranks' share"
+                     ARGS --grid 16 16 16 --steps 2 --sweep-stores ordinary)
 miniapp_add_cli_test(NAME bad_unstable_27 EXIT 2 ONCE REGEX "unstable: the 27-point stability number"
                      ARGS --grid 8 8 8 --stencil 27 --dt 0.5)
 miniapp_add_cli_test(NAME bad_2d_dirichlet_z EXIT 2 ONCE REGEX "NZ=1 runs as a 2D problem.*not dirichlet"

@@ -4,8 +4,9 @@
 // repetitions interleaved so that all see the same machine state (each kernel run twice in a
 // row, the second timed):
 //   kokkos   the production path (apply_stencil: Kokkos; from memory each thread's planes in
-//            tiles of rows, with prefetch and streaming stores; cache-blocked order in cache);
-//            "ord" with ordinary stores
+//            tiles of rows, with prefetch; cache-blocked order in cache), its stores chosen
+//            as a run's are (StoreChoice, adaptive: from its own timings in this benchmark);
+//            "nt" with streaming stores always, "ord" with ordinary ones
 //   openmp   a hand-written OpenMP loop nest over the same expression (the yardstick: what a
 //            plain `parallel for collapse(2)` + `simd` gives with this compiler)
 //   copy     a copy v = u with the production loop structure and order, ordinary or ("nt")
@@ -38,6 +39,7 @@
 #include "initial_condition.hpp"
 #include "mpi_utils.hpp"
 #include "stencil_line.hpp"
+#include "store_choice.hpp"
 #include "stream_copy.hpp"
 
 namespace miniapp::bench {
@@ -129,14 +131,28 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
     std::vector<double> seconds;
   };
   std::vector<Kernel> kernels;
+  // One choice per stencil, fed with the time of every sweep it chose for (the untimed twin
+  // included), as the stepper feeds its own.
+  std::map<int, StoreChoice> choices;
+  for (int p : stencils)
+    choices.emplace(p, StoreChoice(StorePolicy::Adaptive, sweep_streams_from_memory(owned)));
   for (int p : stencils) {
     const std::string s = std::to_string(p) + "pt";
-    kernels.push_back(
-        {"stencil " + s + " kokkos", [&, p] { apply_stencil(p, u, v, in, a, false); }, {}});
-    if (p == 7)
-      kernels.push_back({"stencil 7pt kokkos ord",
-                         [&] { apply_stencil(7, u, v, in, a, false, SweepStores::Ordinary); },
-                         {}});
+    StoreChoice& choice = choices.at(p);
+    kernels.push_back({"stencil " + s + " kokkos",
+                       [&, p] {
+                         const SweepStores stores = choice.next();
+                         Kokkos::Timer timer;
+                         apply_stencil(p, u, v, in, a, false, stores);
+                         Kokkos::fence();
+                         choice.record(stores, timer.seconds() / double(in.count()));
+                       },
+                       {}});
+    for (SweepStores stores : {SweepStores::Streaming, SweepStores::Ordinary})
+      kernels.push_back(
+          {"stencil " + s + " kokkos " + (stores == SweepStores::Streaming ? "nt" : "ord"),
+           [&, p, stores] { apply_stencil(p, u, v, in, a, false, stores); },
+           {}});
     kernels.push_back({"stencil " + s + " openmp", [&, p] { openmp_sweep(p, u, v, in, a); }, {}});
   }
   const bool mdrange = std::find(stencils.begin(), stencils.end(), 7) != stencils.end();
@@ -222,6 +238,16 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
         if (k.name == name) return bandwidth(k);
       return 0.0;
     };
+    for (int p : stencils) {
+      const StoreChoice& choice = choices.at(p);
+      if (choice.from_memory())
+        std::printf(
+            "  stores %-3s: kokkos took streaming in %lld of its sweeps, ordinary in %lld, and "
+            "ended on %s\n",
+            (std::to_string(p) + "pt").c_str(), (long long)choice.rounds(SweepStores::Streaming),
+            (long long)choice.rounds(SweepStores::Ordinary),
+            choice.favourite() == SweepStores::Streaming ? "streaming" : "ordinary");
+    }
     for (int p : stencils) {
       const std::string s = std::to_string(p) + "pt";
       const double kokkos = find("stencil " + s + " kokkos");

@@ -10,7 +10,9 @@
 // The x faces, a 64-byte line per value, get a yardstick of their own in the same rounds: a bare
 // gather of the lines their pack reads (StreamCopy::gather), from memory. And the plain step's
 // sweep is timed alone, with no exchange between sweeps: the step's time beyond it is what the
-// exchange costs the step in all (sweep_alone).
+// exchange costs the step in all (sweep_alone). Candidates and the sweep alone choose their
+// stores as the run does (--sweep-stores, adaptive by default: store_choice.hpp), afresh in
+// every round, so the timed steps include the choice's first rounds as a run's would.
 // Rounds go round-robin over the candidates and the yardstick (a few copies back to back,
 // StreamCopy::measure), so all see the same machine state; a candidate is built afresh each
 // round (one field pair in memory at a time), runs --warmup untimed steps, then --steps timed
@@ -86,7 +88,7 @@ struct StepCandidate {
 /// One round of candidate c: build, warm up, time `steps` steps. Collective.
 void run_candidate(StepCandidate& cand, int nranks, int warmup, int steps, MPI_Comm comm) {
   TimeStepper stepper(cand.c.problem(), cand.c.halo(), cand.c.blocking(),
-                      resolve_rank_grid(cand.c, nranks), comm);
+                      resolve_rank_grid(cand.c, nranks), comm, cand.c.sweep_stores);
   stepper.run(warmup);
   stepper.reset_timers();
   MPI_Barrier(comm);
@@ -116,16 +118,21 @@ void run_candidate(StepCandidate& cand, int nranks, int warmup, int steps, MPI_C
 /// (the ghosts keep their first values). The plain step's time beyond it is what the exchange
 /// costs the step in all: the halo's own timers cannot see what it does to the sweep's speed
 /// (lines it leaves in cache, or evicts). Seconds per step on this rank, every rank sweeping
-/// at once (a barrier first). Collective; allocates the pair.
+/// at once (a barrier first). The sweeps choose their stores as the stepper's do (a fresh
+/// StoreChoice of the same policy). Collective; allocates the pair.
 double sweep_alone(const Config& base, const Box& owned, int warmup, int steps, MPI_Comm comm) {
   Field u("miniapp::bench::step::u", owned, 1), v("miniapp::bench::step::v", owned, 1);
   fill_initial(u, base.problem().initial_condition());
   fill_zero(v);
   const Coefficients a = base.problem().coefficients();
+  StoreChoice stores(base.sweep_stores, sweep_streams_from_memory(u.interior()));
   const auto sweeps = [&](int count) {
     for (int s = 0; s < count; ++s) {
-      apply_stencil(base.stencil, u, v, u.interior(), a, false);
+      const SweepStores kind = stores.next();
+      Kokkos::Timer timer;
+      apply_stencil(base.stencil, u, v, u.interior(), a, false, kind);
       Kokkos::fence();
+      stores.record(kind, timer.seconds() / double(u.interior().count()));
       std::swap(u, v);
     }
   };
@@ -147,6 +154,7 @@ int step(int argc, char** argv, MPI_Comm comm) {
   std::vector<std::string> modes{"dim-ordered", "neighbors26", "neighbor-coll", "faces"};
   std::vector<std::string> bc_names{"periodic", "periodic", "periodic"};
   std::string json_path;
+  std::string stores_name = to_string(StorePolicy::Adaptive);
   CLI::App app{
       "The whole production time step (sweep + halo exchange + boundaries, TimeStepper) for "
       "every halo mode x halo width x temporal blocking x overlap, against the memory bound "
@@ -174,6 +182,12 @@ int step(int argc, char** argv, MPI_Comm comm) {
                  "add the physical-boundary fills to every step; dirichlet value 0)")
       ->expected(3)
       ->check(CLI::IsMember({"periodic", "dirichlet", "neumann"}));
+  std::vector<std::string> policies;
+  for (const auto& p : kStorePolicyNames) policies.emplace_back(p.name);
+  app.add_option("--sweep-stores", stores_name,
+                 "stores of the sweeps from memory, as the run's --sweep-stores (each candidate's "
+                 "stepper, and the sweep alone, chooses afresh every round)")
+      ->check(CLI::IsMember(policies));
   app.add_option("--json", json_path, "write the table as JSON to this file");
   if (const int status = parse_options(app, argc, argv, comm); status >= 0) return status;
   for (int h : widths)
@@ -190,6 +204,7 @@ int step(int argc, char** argv, MPI_Comm comm) {
   const std::string bc_text = bc_names[0] + " " + bc_names[1] + " " + bc_names[2];
   base.stencil = stencil;
   base.dt = stencil == 27 ? 0.2 : 0.1;
+  base.sweep_stores = *value_of(kStorePolicyNames, stores_name);
   const Index3 dims = resolve_rank_grid(base, nranks);  // only the shape matters here
   base.grid = {n * dims[0], n * dims[1], n * dims[2]};
   base.ranks = dims;

@@ -1,0 +1,72 @@
+#include "store_choice.hpp"
+
+#include <algorithm>
+
+namespace miniapp {
+
+StoreChoice::StoreChoice(StorePolicy policy, bool from_memory)
+    : policy_(policy), from_memory_(from_memory) {
+  if (policy == StorePolicy::Ordinary) favourite_ = SweepStores::Ordinary;
+}
+
+SweepStores StoreChoice::other() const {
+  return favourite_ == SweepStores::Streaming ? SweepStores::Ordinary : SweepStores::Streaming;
+}
+
+SweepStores StoreChoice::next() const {
+  if (!from_memory_) return SweepStores::Auto;
+  if (policy_ != StorePolicy::Adaptive) return favourite_;
+  const std::int64_t n = count_[0] + count_[1];
+  if (n < kFirstRounds) return n % 2 == 0 ? favourite_ : other();
+  return n == next_probe_ ? other() : favourite_;
+}
+
+void StoreChoice::record(SweepStores stores, double seconds_per_cell) {
+  if (!from_memory_ || stores == SweepStores::Auto) return;
+  ++count_[slot(stores)];
+  if (policy_ != StorePolicy::Adaptive) return;
+  if (stores != favourite_) {
+    probe_ = seconds_per_cell;
+    probe_before_ = favourite_last_;
+    probe_pending_ = true;
+    return;
+  }
+  const double t = seconds_per_cell;
+  const std::int64_t n = count_[0] + count_[1];  // this round is n - 1, the probe n - 2
+  if (probe_pending_) {
+    probe_pending_ = false;
+    const double around = probe_before_ > 0 ? 0.5 * (probe_before_ + t) : t;
+    const double ratio = probe_ / around;
+    ratios_[std::size_t(ratio_count_ % kSamples)] = ratio;
+    ++ratio_count_;
+    if (n > kFirstRounds) {  // a probe after the first rounds: when is the next
+      const bool clear =
+          ratio > 1 + kClear && ratio_count_ >= kSamples && median_ratio() > 1 + kClear;
+      probe_every_ = clear ? std::min(2 * probe_every_, kProbeEveryMax) : kProbeEvery;
+      next_probe_ = n - 2 + probe_every_;
+    }
+    if (ratio_count_ >= kSamples && median_ratio() < 1 - kMargin) {
+      // The two change places: the ratios turn over, and this round, of the kind that is now
+      // the other, waits to be paired with the new favourite's rounds either side of it.
+      favourite_ = other();
+      ++switches_;
+      for (double& r : ratios_) r = 1 / r;
+      probe_every_ = kProbeEvery;
+      next_probe_ = n - 1 + kProbeEvery;
+      probe_before_ = probe_;
+      probe_ = t;
+      probe_pending_ = true;
+      favourite_last_ = probe_before_;
+      return;
+    }
+  }
+  favourite_last_ = t;
+}
+
+double StoreChoice::median_ratio() const {
+  std::array<double, kSamples> r = ratios_;
+  std::sort(r.begin(), r.end());
+  return r[kSamples / 2];
+}
+
+}  // namespace miniapp

@@ -1,0 +1,154 @@
+// The sweeps' choice of stores: the pure StoreChoice rules on made-up timings (which kind each
+// round takes, when the two change places, how the probes thin out), and a stepper whose
+// fields stream from memory, which takes both kinds in its first rounds and still equals the
+// serial reference bit for bit.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <vector>
+
+#include "store_choice.hpp"
+#include "stream_copy.hpp"
+#include "test_support.hpp"
+#include "time_stepper.hpp"
+
+namespace miniapp::test {
+namespace {
+
+constexpr SweepStores kS = SweepStores::Streaming, kO = SweepStores::Ordinary;
+
+/// Run `rounds` rounds of choice, each costing cost(round, stores) seconds per cell; the
+/// rounds that took ordinary stores.
+std::vector<int> ordinary_rounds(StoreChoice& choice, int rounds,
+                                 const std::function<double(int, SweepStores)>& cost) {
+  std::vector<int> out;
+  for (int r = 0; r < rounds; ++r) {
+    const SweepStores s = choice.next();
+    if (s == kO) out.push_back(r);
+    choice.record(s, cost(r, s));
+  }
+  return out;
+}
+
+TEST(StoreChoice, FixedPoliciesAndCachedSweepsTakeOneKind) {
+  StoreChoice streaming(StorePolicy::Streaming), ordinary(StorePolicy::Ordinary);
+  StoreChoice cached(StorePolicy::Adaptive, false);
+  for (int r = 0; r < 40; ++r) {
+    EXPECT_EQ(streaming.next(), kS);
+    EXPECT_EQ(ordinary.next(), kO);
+    EXPECT_EQ(cached.next(), SweepStores::Auto);
+    streaming.record(kS, 1.0);
+    ordinary.record(kO, 2.0);  // slower, and kept all the same: as asked
+    cached.record(SweepStores::Auto, 1.0);
+  }
+  EXPECT_EQ(streaming.rounds(kS), 40);
+  EXPECT_EQ(ordinary.rounds(kO), 40);
+  EXPECT_EQ(ordinary.switches(), 0);
+  EXPECT_EQ(cached.rounds(kS) + cached.rounds(kO), 0);
+}
+
+TEST(StoreChoice, TakesTheFasterKindAfterTheFirstRounds) {
+  StoreChoice choice;
+  const std::vector<int> ord =
+      ordinary_rounds(choice, 40, [](int, SweepStores s) { return s == kO ? 0.8 : 1.0; });
+  // Streaming, ordinary in turn for 2 x 3 rounds; the third pair is complete at round 6.
+  ASSERT_GE(ord.size(), 3u);
+  EXPECT_EQ(std::vector<int>(ord.begin(), ord.begin() + 3), (std::vector<int>{1, 3, 5}));
+  EXPECT_EQ(choice.favourite(), kO);
+  EXPECT_EQ(choice.switches(), 1);
+  // From then on ordinary, but for the probes of streaming (round 6 itself was streaming).
+  EXPECT_GE(choice.rounds(kO), 30);
+  EXPECT_LE(choice.rounds(kS), 6);
+}
+
+TEST(StoreChoice, ProbesThinOutWhileTheOtherKindIsClearlySlower) {
+  StoreChoice choice;
+  const std::vector<int> ord =
+      ordinary_rounds(choice, 600, [](int, SweepStores s) { return s == kO ? 1.3 : 1.0; });
+  // The first rounds, then probes 32, 64 and 128 rounds apart, 128 at most.
+  EXPECT_EQ(ord, (std::vector<int>{1, 3, 5, 37, 101, 229, 357, 485}));
+  EXPECT_EQ(choice.favourite(), kS);
+  EXPECT_EQ(choice.switches(), 0);
+}
+
+TEST(StoreChoice, ProbesStayFrequentWhenTheKindsAreClose) {
+  StoreChoice choice;
+  const std::vector<int> ord =
+      ordinary_rounds(choice, 100, [](int, SweepStores s) { return s == kO ? 1.01 : 1.0; });
+  EXPECT_EQ(ord, (std::vector<int>{1, 3, 5, 21, 37, 53, 69, 85}));
+  EXPECT_EQ(choice.switches(), 0);
+}
+
+TEST(StoreChoice, NoiseThatSlowsAProbeAndItsNeighboursAlikeChangesNothing) {
+  // Ordinary 5 % slower (probes 16 rounds apart). A burst doubles every round from 39 to 51,
+  // between the probes at 37 and 53 and their neighbours: the streaming rounds then take twice
+  // as long as the last ordinary one, which a comparison of each kind's latest times would
+  // take for a change of the faster kind. The pairs see 1.05 before and after it.
+  StoreChoice choice;
+  ordinary_rounds(choice, 120, [](int r, SweepStores s) {
+    return (s == kO ? 1.05 : 1.0) * (r >= 39 && r <= 51 ? 2.0 : 1.0);
+  });
+  EXPECT_EQ(choice.favourite(), kS);
+  EXPECT_EQ(choice.switches(), 0);
+  // A burst over a probe and its neighbours slows them alike.
+  StoreChoice alike;
+  ordinary_rounds(alike, 120, [](int r, SweepStores s) {
+    return (s == kO ? 1.05 : 1.0) * (r >= 30 && r <= 45 ? 2.0 : 1.0);
+  });
+  EXPECT_EQ(alike.switches(), 0);
+  // One odd ratio alone does not switch either: the probe at 53 fast, its neighbours slow.
+  StoreChoice odd;
+  ordinary_rounds(odd, 120, [](int r, SweepStores s) {
+    return s == kO ? (r == 53 ? 0.5 : 1.05) : (r == 52 || r == 54 ? 2.0 : 1.0);
+  });
+  EXPECT_EQ(odd.switches(), 0);
+}
+
+TEST(StoreChoice, FollowsTheMachineWhenTheFasterKindChanges) {
+  // Streaming clearly faster for 300 rounds (the probes 128 apart by then), then ordinary: the
+  // first probe after the change brings the next one kProbeEvery rounds on, and the two outvote
+  // the one before the change.
+  StoreChoice choice;
+  int switched_at = -1;
+  for (int r = 0; r < 800 && switched_at < 0; ++r) {
+    const SweepStores s = choice.next();
+    choice.record(s, r < 300 ? (s == kO ? 1.3 : 1.0) : (s == kO ? 0.8 : 1.0));
+    if (choice.favourite() == kO) switched_at = r;
+  }
+  ASSERT_GE(switched_at, 300);
+  EXPECT_LE(switched_at, 300 + StoreChoice::kProbeEveryMax + StoreChoice::kProbeEvery + 1);
+  EXPECT_EQ(choice.switches(), 1);
+}
+
+TEST(StoreChoice, StepperFromMemoryTakesBothKindsAndStaysExact) {
+  // One rank whose fields are larger than its share of the last-level cache, so that its
+  // sweeps stream from memory and the adaptive choice times both kinds in the first rounds.
+  CommHandle comm = first_ranks(1);
+  if (comm.get() == MPI_COMM_NULL) return;
+  const std::int64_t share = last_level_cache_share(Exec().concurrency());
+  if (share > (std::int64_t(128) << 20))
+    GTEST_SKIP() << "a last-level cache share of " << share / (1 << 20)
+                 << " MiB: fields beyond it are too large for a unit test";
+  Config c;
+  const std::int64_t cells = share / 16 * 5 / 4 + 1;  // 16 B per cell in the two fields, and more
+  const std::int64_t plane = std::int64_t{96} * 88;
+  c.grid = {96, 88, int((cells + plane - 1) / plane)};
+  c.bc = {Boundary::Periodic, Boundary::Dirichlet, Boundary::Neumann};
+  c.steps = 8;
+  c.seed = 77;
+  TimeStepper sim = make_stepper(c, comm.get());
+  sim.run(c.steps);
+  const StoreChoice& stores = sim.stores();
+  ASSERT_TRUE(stores.from_memory()) << c.grid[2] << " planes";
+  EXPECT_EQ(stores.policy(), StorePolicy::Adaptive);
+  EXPECT_EQ(stores.rounds(kS) + stores.rounds(kO), c.steps);
+  EXPECT_GE(stores.rounds(kS), 3);
+  EXPECT_GE(stores.rounds(kO), 3);
+  EXPECT_EQ(
+      first_bitwise_difference(gather_global(sim.field(), c.grid, comm.get()), reference_after(c)),
+      -1);
+}
+
+}  // namespace
+}  // namespace miniapp::test
