@@ -118,7 +118,7 @@ void halo_exchange(std::ostream& os, const Config& c, const HaloPlan& plan, cons
         os << "; subarray sizes " << joined(shape.storage_ext(), "x") << " subsizes "
            << joined(m.send.extents(), "x") << " starts " << joined(m.send.lo, ",");
       else if (m.peer == self)
-        os << "; unpacked straight from the send buffer (no MPI)";
+        os << "; copied from the field to its ghosts (no buffer, no MPI)";
       os << "\n";
       lines += std::int64_t(m.send.extent(1)) * m.send.extent(2);
       values += m.send.count();
@@ -157,7 +157,8 @@ void deep_halo(std::ostream& os, const Config& c, const Neighborhood& nb, const 
     for (int d = 0; d < (c.two_d() ? 2 : 3); ++d) inner.lo[d] += 1, inner.hi[d] -= 1;
     os << "  overlap      sub-step 0 updates the inner cells " << extents(inner)
        << " (they read no ghost)\n"
-          "               while the messages fly: in up to 8 slabs, the rest as one once they have\n"
+          "               while the messages fly: in up to 8 slabs, the rest as one once they "
+          "have\n"
           "               arrived; the shell after\n";
   }
   if (c.temporal_blocking) {

@@ -139,13 +139,14 @@ PointToPointHalo::PackTable PointToPointHalo::make_table(const std::vector<int>&
   std::int64_t offset = 0;
   for (int mi : messages) {
     const HaloMessage& m = plan_.messages[std::size_t(mi)];
+    const int sender = sender_of_[std::size_t(mi)];
+    if (send && sender >= 0) continue;  // to this rank itself: copied by its receiver
     const Box& b = send ? m.send : m.recv;
     PackEntry e{};
     for (int d = 0; d < 3; ++d) e.lo[d] = b.lo[d], e.n[d] = b.extent(d);
-    const int sender = send ? -1 : sender_of_[std::size_t(mi)];
-    if (sender >= 0) {  // unpacked from the send buffer (made first, same phase)
-      e.buffer = send_table_.back().buffer.data();
-      e.offset = send_off_[std::size_t(sender)];
+    if (sender >= 0) {  // from this rank itself: straight from the field's sent box
+      e.from_field = true;
+      for (int d = 0; d < 3; ++d) e.src[d] = plan_.messages[std::size_t(sender)].send.lo[d];
     } else {
       (send ? send_off_ : recv_off_)[std::size_t(mi)] = offset;
       e.offset = offset;
@@ -157,11 +158,14 @@ PointToPointHalo::PackTable PointToPointHalo::make_table(const std::vector<int>&
     // in one cache line, so the pair reads (or writes) about half the lines of two passes.
     const auto partner = std::find_if(host.begin(), host.end(), [&](const PackEntry& p) {
       return p.pair_lo0 < 0 && p.n[0] < 8 && p.n[0] == e.n[0] && p.n[1] == e.n[1] &&
-             p.n[2] == e.n[2] && p.lo[1] == e.lo[1] && p.lo[2] == e.lo[2] && p.buffer == e.buffer;
+             p.n[2] == e.n[2] && p.lo[1] == e.lo[1] && p.lo[2] == e.lo[2] &&
+             p.from_field == e.from_field &&
+             (!e.from_field || (p.src[1] == e.src[1] && p.src[2] == e.src[2]));
     });
     if (partner != host.end()) {
       partner->pair_lo0 = e.lo[0];
       partner->pair_offset = e.offset;
+      partner->pair_src0 = e.src[0];
       continue;
     }
     host.push_back(e);
@@ -208,14 +212,26 @@ void PointToPointHalo::run_table(Field& u, const PackTable& t, bool pack) {
         const int j0 = int(l % e.items_per_plane) * e.rows;
         const int j1 = j0 + e.rows < e.n[1] ? j0 + e.rows : e.n[1];
         const int nx = e.n[0];
-        const std::int64_t in_box = std::int64_t(nx) * (j0 + std::int64_t(e.n[1]) * k);
-        double* const base = e.buffer != nullptr ? e.buffer : buf;
-        double* p = base + e.offset + in_box;
         double* q = field + f.index(e.lo[0], e.lo[1] + j0, e.lo[2] + k);
         const int rows = j1 - j0;
+        const bool thin = nx < 8;
+        if (e.from_field) {  // a message to this rank itself: the field's rows to its ghosts
+          const double* s = field + f.index(e.src[0], e.src[1] + j0, e.src[2] + k);
+          const std::int64_t to_pair = e.pair_lo0 - e.lo[0], from_pair = e.pair_src0 - e.src[0];
+          for (int j = 0; j < rows; ++j, s += sy, q += sy) {
+            if (thin) prefetch_column(s, sy);
+            for (int i = 0; i < nx; ++i) q[i] = s[i];
+            if (e.pair_lo0 < 0) continue;
+            if (thin) prefetch_column(s + from_pair, sy);
+            for (int i = 0; i < nx; ++i) q[to_pair + i] = s[from_pair + i];
+          }
+          return;
+        }
+        const std::int64_t in_box = std::int64_t(nx) * (j0 + std::int64_t(e.n[1]) * k);
+        double* p = buf + e.offset + in_box;
         // A thin box (an x-face: a few values per row) reads one cache line per row.
         if (e.pair_lo0 >= 0) {  // two thin boxes over the same rows, row by row
-          double* p2 = base + e.pair_offset + in_box;
+          double* p2 = buf + e.pair_offset + in_box;
           double* q2 = q + (e.pair_lo0 - e.lo[0]);
           for (int j = 0; j < rows; ++j, p += nx, p2 += nx, q += sy, q2 += sy) {
             prefetch_column(q, sy);
@@ -232,7 +248,6 @@ void PointToPointHalo::run_table(Field& u, const PackTable& t, bool pack) {
           }
           return;
         }
-        const bool thin = nx < 8;
         if (nx == 1) {  // width 1: one value per row, the buffer side contiguous
           if (pack)
             for (int j = 0; j < rows; ++j) {

@@ -160,9 +160,11 @@ class PointToPointHalo final : public HaloExchange {
     /// and its first value in the phase buffer.
     int pair_lo0 = -1;
     std::int64_t pair_offset = 0;
-    /// The buffer holding this box's values when it is not the table's own: a message to this
-    /// rank itself is unpacked straight from the phase's send buffer.
-    double* buffer = nullptr;
+    /// A message to this rank itself: its values come straight from the field's sent box,
+    /// whose origin is src (and the partner's x origin pair_src0), not from a buffer.
+    bool from_field = false;
+    int src[3] = {0, 0, 0};
+    int pair_src0 = 0;
   };
   /// Everything one phase packs (or unpacks) in a single kernel.
   struct PackTable {
@@ -174,8 +176,9 @@ class PointToPointHalo final : public HaloExchange {
   void run_table(Field& u, const PackTable& t, bool pack);
   /// Messages to this rank itself (a periodic dimension over one rank) under kernel packing:
   /// sender_of_[r] is the message whose sent box message r receives (MPI's matching: r's
-  /// receive tag is its send tag), -1 for every other message. Such a pair is packed and
-  /// unpacked as usual, the unpack reading the send buffer; MPI never sees it.
+  /// receive tag is its send tag), -1 for every other message. Such a pair is never packed
+  /// and MPI never sees it: the unpack copies the sent box of the field into the received
+  /// ghosts, one read and one write per value instead of two of each through a buffer.
   std::vector<int> sender_of_;
 
   PackKind pack_;
