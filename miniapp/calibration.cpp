@@ -1,6 +1,7 @@
 #include "calibration.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "affinity.hpp"
@@ -115,10 +116,10 @@ HaloWidthChoice choose_halo_width(const Config& config, const Roofline* roofline
         const double t = slowest(MPI_Wtime() - t0, comm);
         if (r >= 0) seconds[k].push_back(t);
       }
-    double best = 0;
+    double best = std::numeric_limits<double>::infinity();  // the faster kind's median
     for (std::vector<double>& s : seconds) {
       std::sort(s.begin(), s.end());
-      best = best > 0 ? std::min(best, s[s.size() / 2]) : s[s.size() / 2];
+      best = std::min(best, s[s.size() / 2]);
     }
     in.plain_rate = double(u.interior().count()) / best;
   }

@@ -157,8 +157,7 @@ void deep_halo(std::ostream& os, const Config& c, const Neighborhood& nb, const 
     for (int d = 0; d < (c.two_d() ? 2 : 3); ++d) inner.lo[d] += 1, inner.hi[d] -= 1;
     os << "  overlap      sub-step 0 updates the inner cells " << extents(inner)
        << " (they read no ghost)\n"
-          "               while the messages fly: in up to 8 slabs, the rest as one once they "
-          "have\n"
+          "               while the messages fly: in up to 8 slabs, the rest as one once they have\n"
           "               arrived; the shell after\n";
   }
   if (c.temporal_blocking) {

@@ -1,5 +1,6 @@
 #include "store_choice.hpp"
 
+#include <Kokkos_Core.hpp>
 #include <algorithm>
 
 namespace miniapp {
@@ -67,6 +68,17 @@ double StoreChoice::median_ratio() const {
   std::array<double, kSamples> r = ratios_;
   std::sort(r.begin(), r.end());
   return r[kSamples / 2];
+}
+
+double sweep_choosing(StoreChoice& choice, int points, const Field& u, Field& v, const Box& region,
+                      const Coefficients& a, bool flat_z) {
+  const SweepStores stores = choice.next();
+  Kokkos::Timer timer;
+  apply_stencil(points, u, v, region, a, flat_z, stores);
+  Kokkos::fence();
+  const double seconds = timer.seconds();
+  choice.record(stores, seconds / double(std::max<std::int64_t>(region.count(), 1)));
+  return seconds;
 }
 
 }  // namespace miniapp

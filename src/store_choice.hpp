@@ -89,4 +89,10 @@ class StoreChoice {
   int switches_ = 0;
 };
 
+/// One sweep of `region` (apply_stencil) with the stores `choice` names, fenced, and its time
+/// per cell fed back to choice: a sweep on its own choosing as the stepper's rounds do. Its
+/// seconds. Not collective.
+double sweep_choosing(StoreChoice& choice, int points, const Field& u, Field& v, const Box& region,
+                      const Coefficients& a, bool flat_z);
+
 }  // namespace miniapp

@@ -140,13 +140,7 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
     const std::string s = std::to_string(p) + "pt";
     StoreChoice& choice = choices.at(p);
     kernels.push_back({"stencil " + s + " kokkos",
-                       [&, p] {
-                         const SweepStores stores = choice.next();
-                         Kokkos::Timer timer;
-                         apply_stencil(p, u, v, in, a, false, stores);
-                         Kokkos::fence();
-                         choice.record(stores, timer.seconds() / double(in.count()));
-                       },
+                       [&, p] { sweep_choosing(choice, p, u, v, in, a, false); },
                        {}});
     for (SweepStores stores : {SweepStores::Streaming, SweepStores::Ordinary})
       kernels.push_back(

@@ -38,6 +38,7 @@
 #include "mpi_utils.hpp"
 #include "options.hpp"
 #include "stencil.hpp"
+#include "store_choice.hpp"
 #include "stream_copy.hpp"
 #include "time_stepper.hpp"
 #include "timer.hpp"
@@ -128,11 +129,7 @@ double sweep_alone(const Config& base, const Box& owned, int warmup, int steps, 
   StoreChoice stores(base.sweep_stores, sweep_streams_from_memory(u.interior()));
   const auto sweeps = [&](int count) {
     for (int s = 0; s < count; ++s) {
-      const SweepStores kind = stores.next();
-      Kokkos::Timer timer;
-      apply_stencil(base.stencil, u, v, u.interior(), a, false, kind);
-      Kokkos::fence();
-      stores.record(kind, timer.seconds() / double(u.interior().count()));
+      sweep_choosing(stores, base.stencil, u, v, u.interior(), a, false);
       std::swap(u, v);
     }
   };
