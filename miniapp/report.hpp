@@ -71,7 +71,9 @@ struct RunReport {
   std::int64_t first_step = 0, last_step = 0;
   Stat loop, stencil, halo, pack, wait, unpack, boundary;  ///< seconds over the timed steps
   Stat messages_per_step, bytes_per_step;                  ///< per rank and step
-  Stat redundant_per_step;                                 ///< redundant cell updates (deep halos)
+  /// Of bytes_per_step, the x faces the sweep stored (x periodic over one rank): never moved.
+  Stat swept_bytes_per_step;
+  Stat redundant_per_step;             ///< redundant cell updates (deep halos)
   Stat hidden, refill, start;          ///< seconds: comm hidden by --overlap, refills, posting
   double cell_updates_per_second = 0;  ///< global cells * steps / max loop time
   FieldSummary summary;
@@ -97,7 +99,7 @@ struct RunReport {
 };
 
 /// Version of the JSON report's layout: minor for added fields, major for changed ones.
-inline constexpr const char* kReportSchemaVersion = "2.3";
+inline constexpr const char* kReportSchemaVersion = "2.4";
 
 /// The report of a finished (or interrupted) run. Collective over the stepper's communicator.
 RunReport make_report(const RunPieces& pieces);

@@ -122,6 +122,34 @@ PointToPointHalo::PointToPointHalo(const Decomposition& decomp, const Field& sha
       send_table_.push_back(make_table(msgs, true));
       recv_table_.push_back(make_table(msgs, false));
     }
+    // The sweep can store the x faces where both are this rank's own and cover exactly the x
+    // ghosts of the interior lines (every line a sweep of the interior writes).
+    const Box in = shape.interior();
+    int x_faces = 0;
+    bool own = true;
+    for (std::size_t m = 0; m < plan_.messages.size(); ++m) {
+      const Index3 o = offset_of(plan_.messages[m].dir);
+      if (o[0] == 0 || o[1] != 0 || o[2] != 0) continue;
+      const Box& r = plan_.messages[m].recv;
+      x_faces += 1;
+      x_face_bytes_ += r.count() * std::int64_t(sizeof(double));
+      own = own && self_x_face(int(m)) && r.extent(0) == shape.halo();
+      for (int d = 1; d < 3; ++d) own = own && r.lo[d] == in.lo[d] && r.hi[d] == in.hi[d];
+    }
+    x_from_sweep_ = x_faces == 2 && own;
+    if (x_from_sweep_) {
+      // The phases then unpack everything else, and the x faces, when the sweep did not store
+      // them, are copied as the exchange starts: either way x is complete from the start, so
+      // an overlapped step's slabs run whole lines and the sweep can store them next time.
+      std::vector<int> all;
+      for (std::size_t p = 0; p < phase_messages_.size(); ++p) {
+        PackTable t = make_table(phase_messages_[p], false, Part::WithoutXFaces);
+        t.buffer = recv_table_[p].buffer;  // the same offsets: the x faces had none
+        recv_table_[p] = t;
+        all.insert(all.end(), phase_messages_[p].begin(), phase_messages_[p].end());
+      }
+      x_face_table_ = make_table(all, false, Part::XFaces);
+    }
   } else {
     for (const HaloMessage& m : plan_.messages) {
       send_type_.push_back(subarray(storage_, m.send));
@@ -130,8 +158,13 @@ PointToPointHalo::PointToPointHalo(const Decomposition& decomp, const Field& sha
   }
 }
 
+bool PointToPointHalo::self_x_face(int mi) const {
+  const Index3 o = offset_of(plan_.messages[std::size_t(mi)].dir);
+  return sender_of_[std::size_t(mi)] >= 0 && o[0] != 0 && o[1] == 0 && o[2] == 0;
+}
+
 PointToPointHalo::PackTable PointToPointHalo::make_table(const std::vector<int>& messages,
-                                                         bool send) {
+                                                         bool send, Part part) {
   // Values per work item to aim for: a few thousand, so an item's start-up (finding its box)
   // is small against its copying, while a face still splits into many items for the threads.
   constexpr std::int64_t kItemValues = 2048;
@@ -141,6 +174,7 @@ PointToPointHalo::PackTable PointToPointHalo::make_table(const std::vector<int>&
     const HaloMessage& m = plan_.messages[std::size_t(mi)];
     const int sender = sender_of_[std::size_t(mi)];
     if (send && sender >= 0) continue;  // to this rank itself: copied by its receiver
+    if (part != Part::All && self_x_face(mi) != (part == Part::XFaces)) continue;
     const Box& b = send ? m.send : m.recv;
     PackEntry e{};
     for (int d = 0; d < 3; ++d) e.lo[d] = b.lo[d], e.n[d] = b.extent(d);
@@ -320,9 +354,20 @@ PointToPointHalo::Requests& PointToPointHalo::requests_for(Field& u) {
   return r;
 }
 
-void PointToPointHalo::start(Field& u) {
+void PointToPointHalo::begin(Field& u, bool skip_x_faces) {
   if (phase_ >= 0) throw std::logic_error("PointToPointHalo::start: exchange already started");
   if (u.ext() != ext_) throw std::logic_error("PointToPointHalo::start: field of another shape");
+  skip_x_ = skip_x_faces;
+  if (x_from_sweep_ && !skip_x_faces) {
+    double seconds = 0;
+    {
+      ScopedTimer timer(seconds, "miniapp::halo::unpack", Fence::AtEnd);
+      run_table(u, x_face_table_, false);
+    }
+    counters_.unpack += seconds;
+    counters_.unpack_by_phase[0] += seconds;
+    counters_.x_face_copy += seconds;
+  }
   phase_ = 0;
   start_phase(u, 0);
 }
@@ -386,6 +431,11 @@ void PointToPointHalo::advance_phase(Field& u) {
   if (++phase_ == plan_.phases) {
     phase_ = -1;
     count_exchange();
+    if (skip_x_) {
+      counters_.x_faces_from_sweep += 1;
+      counters_.bytes_from_sweep += x_face_bytes_;
+    }
+    skip_x_ = false;
   } else {
     start_phase(u, phase_);
   }
@@ -443,7 +493,7 @@ NeighborCollHalo::~NeighborCollHalo() {
   free_types(recv_type_);
 }
 
-void NeighborCollHalo::start(Field& u) {
+void NeighborCollHalo::begin(Field& u, bool /*skip_x_faces: never, x_from_sweep_ is false*/) {
   if (!done_) throw std::logic_error("NeighborCollHalo::start: exchange already started");
   if (u.ext() != ext_) throw std::logic_error("NeighborCollHalo::start: field of another shape");
   Kokkos::fence();  // the field itself is the send buffer

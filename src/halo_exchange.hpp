@@ -17,12 +17,16 @@
 //                      (MPI_Dist_graph_create_adjacent) with subarray datatypes, no packing.
 //
 // After each phase's messages the plan's physical-boundary fills run (boundary.hpp). Messages
-// to this rank itself (periodic dimension with one rank) go through MPI like the others, and
-// count as messages and bytes: the traffic a rank would have with a real neighbour.
+// to this rank itself (periodic dimension with one rank) count as messages and bytes like the
+// others: the traffic a rank would have with a real neighbour. Under kernel packing they never
+// reach MPI: the unpack copies the sent box of the field into the ghosts. Where x is periodic
+// over this rank alone, the sweep can store the x ghosts as it writes each line (stencil.hpp,
+// XGhosts::Wrap); start(u, true) then leaves the x faces as they are (x_faces_from_sweep).
 #pragma once
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -63,6 +67,12 @@ struct HaloCounters {
   double unpack = 0;           ///< seconds unpacking (kernel + fence)
   double boundary = 0;         ///< seconds filling physical boundaries (kernel + fence)
   double start = 0;            ///< seconds posting (MPI_Startall, MPI_Ineighbor_alltoallw)
+  /// Exchanges that left the x faces as the sweep stored them, and those faces' bytes (counted
+  /// in `bytes` too, as the traffic with a real neighbour, but never moved by the exchange).
+  std::int64_t x_faces_from_sweep = 0, bytes_from_sweep = 0;
+  /// Seconds copying the x faces as an exchange starts, where the sweep could have stored them
+  /// but did not (in unpack and unpack_by_phase[0] too).
+  double x_face_copy = 0;
   /// pack and unpack split by phase (kernel packing). Dim-ordered: phase d moves the faces
   /// normal to dimension d, so [0] is the x faces, one strided value per row.
   std::array<double, 3> pack_by_phase{}, unpack_by_phase{};
@@ -79,7 +89,9 @@ class HaloExchange {
 
   /// Start refreshing the ghosts of u (posts receives, packs, starts sends). Collective over
   /// the decomposition's communicator (with finish); u must not change until finish().
-  virtual void start(Field& u) = 0;
+  /// `x_faces_current`: the sweep that wrote u stored the x ghosts of all its interior lines
+  /// (XGhosts::Wrap); where x_faces_from_sweep(), the exchange then leaves them as they are.
+  void start(Field& u, bool x_faces_current = false) { begin(u, x_faces_current && x_from_sweep_); }
   /// Progress the exchange started on u; true when all of it has completed (then finish() only
   /// books it). Fences when it unpacks.
   virtual bool test(Field& u) = 0;
@@ -89,14 +101,18 @@ class HaloExchange {
   /// While an exchange is in flight: how many leading dimensions (x, then x and y, ...) already
   /// have every ghost cell (neighbour data and physical-boundary values), so that cells which
   /// read ghosts of those dimensions only can be updated before the rest arrives. Dim-ordered
-  /// completes one dimension per phase; the one-phase modes none until all. All three once no
-  /// exchange is in flight. Not collective.
+  /// completes one dimension per phase; the one-phase modes none until all; x from the start
+  /// where x_faces_from_sweep(). All three once no exchange is in flight. Not collective.
   virtual int dims_complete() const = 0;
   /// start + finish. Collective; fences.
-  void exchange(Field& u) {
-    start(u);
+  void exchange(Field& u, bool x_faces_current = false) {
+    start(u, x_faces_current);
     finish(u);
   }
+  /// Whether the sweep may store the x faces in place of this exchange: x is periodic over this
+  /// rank alone, so every x ghost of an interior line is a cell of the same line, and kernel
+  /// packing copies them without MPI (the other executors send them through MPI: false).
+  bool x_faces_from_sweep() const { return x_from_sweep_; }
 
   const HaloPlan& plan() const { return plan_; }
   const HaloCounters& counters() const { return counters_; }
@@ -112,6 +128,8 @@ class HaloExchange {
   void fill_boundaries(Field& u, int phase);
   /// Book one completed exchange in the counters.
   void count_exchange();
+  /// start(): `skip_x_faces` only where x_faces_from_sweep().
+  virtual void begin(Field& u, bool skip_x_faces) = 0;
 
   MPI_Comm comm_;
   HaloPlan plan_;
@@ -120,6 +138,7 @@ class HaloExchange {
   Index3 ext_;      ///< padded extents of the fields this plan serves
   Index3 storage_;  ///< their storage extents (Field::storage_ext)
   HaloCounters counters_;
+  bool x_from_sweep_ = false;  ///< set by an executor that can leave the x faces to the sweep
 };
 
 /// Point-to-point executor of the dim-ordered, neighbors26 and faces plans.
@@ -129,16 +148,19 @@ class PointToPointHalo final : public HaloExchange {
   PointToPointHalo(const Decomposition& decomp, const Field& shape, HaloMode mode, PackKind pack,
                    const std::array<Boundary, 3>& bc, double bc_value);
   ~PointToPointHalo() override;
-  void start(Field& u) override;
   bool test(Field& u) override;
   void finish(Field& u) override;
-  int dims_complete() const override { return phase_ < 0 ? 3 : plan_.phases > 1 ? phase_ : 0; }
+  /// Where x_faces_from_sweep(), x is complete from the start (see begin()).
+  int dims_complete() const override {
+    return phase_ < 0 ? 3 : std::max(plan_.phases > 1 ? phase_ : 0, x_from_sweep_ ? 1 : 0);
+  }
 
  private:
   /// Persistent requests of one phase: receives first, then sends, message order.
   struct Requests {
     std::vector<std::vector<MPI_Request>> recv, send;  ///< [phase][message in phase]
   };
+  void begin(Field& u, bool skip_x_faces) override;
   Requests& requests_for(Field& u);
   void start_phase(Field& u, int phase);
   void complete_phase(Field& u, int phase);
@@ -172,7 +194,13 @@ class PointToPointHalo final : public HaloExchange {
     Kokkos::View<double*, Memory> buffer;
     std::int64_t items = 0;
   };
-  PackTable make_table(const std::vector<int>& messages, bool send);
+  /// Which of a phase's messages a table moves: all, all but the x faces this rank sends
+  /// itself, or only those.
+  enum class Part { All, WithoutXFaces, XFaces };
+  /// The table of `messages` (send: their packing, else their unpacking).
+  PackTable make_table(const std::vector<int>& messages, bool send, Part part = Part::All);
+  /// Whether message mi is an x face this rank sends itself (a periodic x over this rank alone).
+  bool self_x_face(int mi) const;
   void run_table(Field& u, const PackTable& t, bool pack);
   /// Messages to this rank itself (a periodic dimension over one rank) under kernel packing:
   /// sender_of_[r] is the message whose sent box message r receives (MPI's matching: r's
@@ -182,13 +210,17 @@ class PointToPointHalo final : public HaloExchange {
   std::vector<int> sender_of_;
 
   PackKind pack_;
-  std::vector<std::vector<int>> phase_messages_;     ///< message indices per phase
-  std::vector<PackTable> send_table_, recv_table_;   ///< per phase (kernel packing)
+  std::vector<std::vector<int>> phase_messages_;  ///< message indices per phase
+  /// Per phase (kernel packing); the receive tables without the x faces if x_from_sweep_.
+  std::vector<PackTable> send_table_, recv_table_;
+  PackTable x_face_table_;  ///< x_from_sweep_: the x faces, copied at the start if not current
+  std::int64_t x_face_bytes_ = 0;                    ///< their bytes per exchange
   std::vector<std::int64_t> send_off_, recv_off_;    ///< per message: offset in its phase buffer
   std::vector<MPI_Datatype> send_type_, recv_type_;  ///< datatype packing
   std::map<const double*, Requests> requests_;       ///< keyed by the field's data
   std::vector<MPI_Request> active_;                  ///< the current phase's requests
   int phase_ = -1;                                   ///< current phase, -1 when idle
+  bool skip_x_ = false;  ///< the exchange in flight leaves the x faces as the sweep stored them
 };
 
 /// Neighbourhood-collective executor (neighbors26 pattern, one MPI_Ineighbor_alltoallw).
@@ -198,12 +230,12 @@ class NeighborCollHalo final : public HaloExchange {
   NeighborCollHalo(const Decomposition& decomp, const Field& shape,
                    const std::array<Boundary, 3>& bc, double bc_value);
   ~NeighborCollHalo() override;
-  void start(Field& u) override;
   bool test(Field& u) override;
   void finish(Field& u) override;
   int dims_complete() const override { return done_ ? 3 : 0; }
 
  private:
+  void begin(Field& u, bool skip_x_faces) override;
   void complete(Field& u);
   CommHandle graph_;
   std::vector<int> counts_;

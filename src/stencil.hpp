@@ -26,13 +26,25 @@ enum class SweepStores { Auto, Ordinary, Streaming };
 /// prefetch (and streaming stores if asked).
 bool sweep_streams_from_memory(const Box& owned);
 
+/// What a sweep does with the x ghosts of its output. Wrap, where x is periodic over this rank
+/// alone: each x-line, once computed, also stores its first and last h cells into the h ghosts
+/// beyond its other end (h = the field's halo width), the values the halo exchange would copy
+/// there, so that the next exchange can leave the x faces alone (HaloExchange::
+/// x_faces_from_sweep). Honoured where it is cheaper than that copy: 7-point lines written with
+/// ordinary stores (apply_stencil says whether it did). Needs a region that spans the interior
+/// along x.
+enum class XGhosts { Leave, Wrap };
+
 /// v = one step of the `points`-point stencil (7 or 27) on `region` (local padded box; its
 /// cells' neighbours must be inside u's padded box); `flat_z` for a 2D problem (z neighbours
 /// read the cell itself). Fields larger than the rank's share of the last-level cache are swept by
 /// each thread through its own run of planes, tile of rows by tile (for_each_line), smaller ones in
-/// the cache-blocked order (for_each_line_blocked). Launches a kernel, does not fence.
-void apply_stencil(int points, const Field& u, Field& v, const Box& region, const Coefficients& a,
-                   bool flat_z, SweepStores stores = SweepStores::Auto);
+/// the cache-blocked order (for_each_line_blocked). `x_ghosts`: see XGhosts (std::logic_error if
+/// Wrap and region does not span v's interior along x); returns whether the lines stored their
+/// x ghosts. Launches a kernel, does not fence.
+bool apply_stencil(int points, const Field& u, Field& v, const Box& region, const Coefficients& a,
+                   bool flat_z, SweepStores stores = SweepStores::Auto,
+                   XGhosts x_ghosts = XGhosts::Leave);
 
 /// The kernels in_cache_sweep_rate times: the plain sweep's (apply_stencil), or the line kernels
 /// alone, which temporal blocking's rounds run (the 27-point plain sweep shares second

@@ -17,8 +17,15 @@
 // With temporal blocking the k sub-steps of a round run tile by tile instead (each tile all k
 // sub-steps in cache, temporal_blocking.hpp), bit-identical, one swap per round.
 //
+// Where x is periodic over this rank alone (kernel packing), the sweeps of a round without
+// blocking that span the interior along x ask to store the x ghosts of each line as they write
+// it (XGhosts::Wrap: 7-point lines with ordinary stores do); when a round's last sub-step did
+// so for every line, the next exchange leaves the x faces alone: one pass over the x faces (a
+// strided value per row) less per round.
+//
 // The sweeps of a round without blocking all take the stores that the rank's StoreChoice names
-// (store_choice.hpp), and the round's stencil time per cell updated goes back to it.
+// (store_choice.hpp), and the round's stencil time per cell updated goes back to it, with the
+// latest copy of the x faces added where the round left them to the next exchange.
 //
 // Everything a round needs is planned and allocated in the constructor. The run's loop (when
 // to checkpoint, record a spectrum, report progress or stop) belongs to the caller.
@@ -82,7 +89,12 @@ class TimeStepper {
   const HaloOptions& halo_options() const { return halo_options_; }
   const Decomposition& decomposition() const { return *decomp_; }
   const Field& field() const { return u_; }
-  Field& field() { return u_; }
+  /// The field, for a caller that may change it (a restart): its next exchange refreshes every
+  /// ghost, whatever the last sweep stored.
+  Field& field() {
+    x_current_ = false;
+    return u_;
+  }
   const HaloExchange& halo() const { return *halo_; }
   const PhaseTimes& times() const { return times_; }
   /// The temporal-blocking plan, null without temporal blocking.
@@ -122,6 +134,11 @@ class TimeStepper {
   PhaseTimes times_;
   StoreChoice stores_;
   SweepStores round_stores_ = SweepStores::Auto;  ///< the stores of this round's sweeps
+  /// The x ghosts of u's interior lines hold what the exchange would copy there: the last
+  /// round's sweeps stored them (XGhosts::Wrap), so its exchange leaves them alone.
+  bool x_current_ = false;
+  bool x_wrapped_ = true;  ///< every line of the current sub-step stored its x ghosts
+  double x_copy_ = 0;      ///< seconds of the latest exchange's copy of the x faces
 };
 
 }  // namespace miniapp

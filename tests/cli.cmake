@@ -132,12 +132,12 @@ if(MINIAPP_PYTHON_HAS_JSONSCHEMA)
                        LABELS "python")
   set_tests_properties(python.report_schema_invalid PROPERTIES FIXTURES_REQUIRED report_invalid
                        LABELS "python")
-  # --roofline: the JSON report carries the bound and the run's fraction of it (schema 2.2: and the line kernels built in; 2.3: how the sweeps chose their stores).
+  # --roofline: the JSON report carries the bound and the run's fraction of it (schema 2.2: and the line kernels built in; 2.3: how the sweeps chose their stores; 2.4: the x faces the sweep stored).
   add_test(NAME python.report_schema_roofline
-           COMMAND ${MINIAPP_PYTHON} -c "import json, subprocess, sys; r = json.load(open(sys.argv[2])); rl = r['roofline']; assert r['schema_version'] == '2.3' and r['config']['sweep_stores'] == 'adaptive' and r['sweep_stores']['policy'] == 'adaptive' and r['config']['roofline'] is True and r['build']['line_kernels'] in ('AVX-512', 'AVX2', 'portable'), r['schema_version']; assert rl['bound_cells_per_s'] > 0 and rl['fraction'] > 0 and rl['streaming_bytes_per_s'] > 0, rl; assert abs(rl['fraction'] - r['figure_of_merit']['value'] / rl['bound_cells_per_s']) < 1e-9 * rl['fraction'], rl; sys.exit(subprocess.call([sys.executable, sys.argv[1], '--expect-verdict', 'VALID', sys.argv[2]]))"
+           COMMAND ${MINIAPP_PYTHON} -c "import json, subprocess, sys; r = json.load(open(sys.argv[2])); rl = r['roofline']; assert r['schema_version'] == '2.4' and 'x_faces_from_sweep_bytes' in r['halo_per_step_per_rank'] and r['config']['sweep_stores'] == 'adaptive' and r['sweep_stores']['policy'] == 'adaptive' and r['config']['roofline'] is True and r['build']['line_kernels'] in ('AVX-512', 'AVX2', 'portable'), r['schema_version']; assert rl['bound_cells_per_s'] > 0 and rl['fraction'] > 0 and rl['streaming_bytes_per_s'] > 0, rl; assert abs(rl['fraction'] - r['figure_of_merit']['value'] / rl['bound_cells_per_s']) < 1e-9 * rl['fraction'], rl; sys.exit(subprocess.call([sys.executable, sys.argv[1], '--expect-verdict', 'VALID', sys.argv[2]]))"
                    ${SCHEMA_CHECK} ${CMAKE_CURRENT_BINARY_DIR}/report_roofline.json)
   set_tests_properties(python.report_schema_roofline PROPERTIES FIXTURES_REQUIRED report_roofline
-                       LABELS "python" PASS_REGULAR_EXPRESSION "valid against schema 2.3")
+                       LABELS "python" PASS_REGULAR_EXPRESSION "valid against schema 2.4")
 else()
   message(STATUS "python3-jsonschema not found: the report schema tests are skipped")
 endif()
@@ -269,17 +269,23 @@ set(_ms "[0-9]+\\.[0-9]{3}")
 set(_plain_step bench step --n 16 --steps 2 --warmup 2 --reps 1 --modes dim-ordered --widths 1)
 set(_nonzero_ms "([1-9][0-9]*\\.[0-9]{3}|0\\.(00[1-9]|0[1-9][0-9]|[1-9][0-9]{2}))")
 miniapp_add_cli_test(NAME bench_step_packing RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
-                     REGEX "^  packing \\(dim-ordered H=1, ms per step\\): pack x/y/z faces ${_ms}/${_ms}/${_nonzero_ms}, unpack ${_nonzero_ms}/${_ms}/${_ms}. [0-9]+\\.[0-9]{2} MB each way, moved at [0-9]+\\.[0-9]{2} of the ordinary copy"
+                     REGEX "^  packing \\(dim-ordered H=1, ms per step\\): pack x/y/z faces ${_ms}/${_ms}/${_nonzero_ms}, unpack ${_ms}/${_ms}/${_nonzero_ms}. [0-9]+\\.[0-9]{2} MB each way, moved at [0-9]+\\.[0-9]{2} of the ordinary copy"
+                     ARGS ${_plain_step})
+# Where the 7-point sweep stores the x faces (x periodic over one rank: 1 x 1 x 2), the
+# exchange moves none of them.
+miniapp_add_cli_test(NAME bench_step_x_faces_from_sweep RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
+                     REGEX "^  x faces: 512 values per step stored by the sweep as it writes each line \\(x periodic over the rank alone\\), neither packed nor copied$"
                      ARGS ${_plain_step})
 # Where packing stands: the x faces' rate in whole lines, the y and z faces against the copy.
+# 27 points: that sweep leaves the x faces to the exchange.
 miniapp_add_cli_test(NAME bench_step_packing_limit RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
                      REGEX "^  where packing stands: the x faces, 512 values a line each, at [0-9]+\\.[0-9] GB/s of whole lines .* the y and z faces at [0-9]+\\.[0-9]{2} of the ordinary copy$"
-                     ARGS ${_plain_step})
+                     ARGS ${_plain_step} --stencil 27)
 # The x faces' own yardstick: their copy (the rank's own, 1 x 1 x 2) against a bare gather of
 # the same lines.
 miniapp_add_cli_test(NAME bench_step_line_gather RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
                      REGEX "^  x-face copy \\(the rank's own faces, field to ghosts, no pack\\): [0-9]+\\.[0-9] GB/s of whole lines \\(a line per value read\\), [0-9]+\\.[0-9]{2} of a bare gather of the same lines from memory \\([0-9]+\\.[0-9] GB/s per rank\\)$"
-                     ARGS ${_plain_step})
+                     ARGS ${_plain_step} --stencil 27)
 # The plain step's sweep alone, timed in the same rounds: the step's time beyond it.
 miniapp_add_cli_test(NAME bench_step_sweep_alone RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
                      REGEX "^  sweep alone \\(the plain step's kernel, no exchange between sweeps\\): ${_nonzero_ms} ms per step, [0-9]+\\.[0-9]{3} of bound; the plain step takes -?${_ms} ms more, its halo measured ${_nonzero_ms} ms$"
