@@ -8,6 +8,7 @@
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <utility>
 
 #include "affinity.hpp"
 #include "calibration.hpp"
@@ -98,14 +99,17 @@ LoopOutcome run_time_loop(TimeStepper& stepper, const Config& config, std::int64
   out.first_step = out.step = first_step;
   std::int64_t& step = out.step;
 
+  // The loop only reads the field: through the const view, so that the stepper keeps knowing
+  // its x ghosts current (TimeStepper::field).
+  const Field& field = std::as_const(stepper).field();
   const auto write_checkpoint = [&] {
     services.checkpoints.write(
-        stepper.field(), make_checkpoint_meta(problem, step, decomp.dims(), config.halo_width),
+        field, make_checkpoint_meta(problem, step, decomp.dims(), config.halo_width),
         decomp.comm());
   };
   // Spectra go to the CSV and, the latest one, into the following checkpoints.
   const auto record_spectrum = [&] {
-    const EnergySpectrum e = services.spectral->record(stepper.field(), step);
+    const EnergySpectrum e = services.spectral->record(field, step);
     services.checkpoints.set_spectrum(
         {step, e.energy, double(step) * problem.dt, e.k, e.k_units()});
   };

@@ -123,9 +123,9 @@ void halo_exchange(std::ostream& os, const Config& c, const HaloPlan& plan, cons
       if (!kernel)
         os << "; subarray sizes " << joined(shape.storage_ext(), "x") << " subsizes "
            << joined(m.send.extents(), "x") << " starts " << joined(m.send.lo, ",");
-      else if (m.peer == self && x_face(m) && !c.temporal_blocking)
-        os << "; after the first exchange, stored by the sweep as it writes each line (no copy, "
-              "no MPI)";
+      else if (m.peer == self && x_face(m) && !c.temporal_blocking && c.stencil == 7)
+        os << "; stored by the sweep as it writes each line where it takes ordinary stores, "
+              "else copied from the field to its ghosts as the exchange starts (no MPI)";
       else if (m.peer == self)
         os << "; copied from the field to its ghosts (no buffer, no MPI)";
       os << "\n";
