@@ -92,12 +92,6 @@ void rank_grid(std::ostream& os, const Config& c, int nranks, const Index3& dims
   if (all.size() > shown) os << "               (" << all.size() - shown << " more)\n";
 }
 
-/// Whether m is an x face (offset along x alone).
-bool x_face(const HaloMessage& m) {
-  const Index3 o = offset_of(m.dir);
-  return o[0] != 0 && o[1] == 0 && o[2] == 0;
-}
-
 void halo_exchange(std::ostream& os, const Config& c, const HaloPlan& plan, const Field& shape,
                    int self) {
   const std::int64_t bytes = plan.bytes_per_exchange();
@@ -123,7 +117,7 @@ void halo_exchange(std::ostream& os, const Config& c, const HaloPlan& plan, cons
       if (!kernel)
         os << "; subarray sizes " << joined(shape.storage_ext(), "x") << " subsizes "
            << joined(m.send.extents(), "x") << " starts " << joined(m.send.lo, ",");
-      else if (m.peer == self && x_face(m) && !c.temporal_blocking && c.stencil == 7)
+      else if (m.peer == self && is_x_face(m.dir) && !c.temporal_blocking && c.stencil == 7)
         os << "; stored by the sweep as it writes each line where it takes ordinary stores, "
               "else copied from the field to its ghosts as the exchange starts (no MPI)";
       else if (m.peer == self)

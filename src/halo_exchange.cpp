@@ -118,18 +118,13 @@ PointToPointHalo::PointToPointHalo(const Decomposition& decomp, const Field& sha
   sender_of_.assign(plan_.messages.size(), -1);
   if (pack_ == PackKind::Kernel) {
     sender_of_ = self_senders(plan_, decomp.rank());
-    for (const std::vector<int>& msgs : phase_messages_) {
-      send_table_.push_back(make_table(msgs, true));
-      recv_table_.push_back(make_table(msgs, false));
-    }
     // The sweep can store the x faces where both are this rank's own and cover exactly the x
     // ghosts of the interior lines (every line a sweep of the interior writes).
     const Box in = shape.interior();
     int x_faces = 0;
     bool own = true;
     for (std::size_t m = 0; m < plan_.messages.size(); ++m) {
-      const Index3 o = offset_of(plan_.messages[m].dir);
-      if (o[0] == 0 || o[1] != 0 || o[2] != 0) continue;
+      if (!is_x_face(plan_.messages[m].dir)) continue;
       const Box& r = plan_.messages[m].recv;
       x_faces += 1;
       x_face_bytes_ += r.count() * std::int64_t(sizeof(double));
@@ -137,19 +132,17 @@ PointToPointHalo::PointToPointHalo(const Decomposition& decomp, const Field& sha
       for (int d = 1; d < 3; ++d) own = own && r.lo[d] == in.lo[d] && r.hi[d] == in.hi[d];
     }
     x_from_sweep_ = x_faces == 2 && own;
-    if (x_from_sweep_) {
-      // The phases then unpack everything else, and the x faces, when the sweep did not store
-      // them, are copied as the exchange starts: either way x is complete from the start, so
-      // an overlapped step's slabs run whole lines and the sweep can store them next time.
-      std::vector<int> all;
-      for (std::size_t p = 0; p < phase_messages_.size(); ++p) {
-        PackTable t = make_table(phase_messages_[p], false, Part::WithoutXFaces);
-        t.buffer = recv_table_[p].buffer;  // the same offsets: the x faces had none
-        recv_table_[p] = t;
-        all.insert(all.end(), phase_messages_[p].begin(), phase_messages_[p].end());
-      }
-      x_face_table_ = make_table(all, false, Part::XFaces);
+    // Then the phases unpack everything else, and the x faces, when the sweep did not store
+    // them, are copied as the exchange starts: either way x is complete from the start, so an
+    // overlapped step's slabs run whole lines and the sweep can store them next time.
+    const Part received = x_from_sweep_ ? Part::WithoutXFaces : Part::All;
+    std::vector<int> all;
+    for (const std::vector<int>& msgs : phase_messages_) {
+      send_table_.push_back(make_table(msgs, true));
+      recv_table_.push_back(make_table(msgs, false, received));
+      all.insert(all.end(), msgs.begin(), msgs.end());
     }
+    if (x_from_sweep_) x_face_table_ = make_table(all, false, Part::XFaces);
   } else {
     for (const HaloMessage& m : plan_.messages) {
       send_type_.push_back(subarray(storage_, m.send));
@@ -159,8 +152,7 @@ PointToPointHalo::PointToPointHalo(const Decomposition& decomp, const Field& sha
 }
 
 bool PointToPointHalo::self_x_face(int mi) const {
-  const Index3 o = offset_of(plan_.messages[std::size_t(mi)].dir);
-  return sender_of_[std::size_t(mi)] >= 0 && o[0] != 0 && o[1] == 0 && o[2] == 0;
+  return sender_of_[std::size_t(mi)] >= 0 && is_x_face(plan_.messages[std::size_t(mi)].dir);
 }
 
 PointToPointHalo::PackTable PointToPointHalo::make_table(const std::vector<int>& messages,

@@ -51,6 +51,10 @@ inline const char* to_string(HaloMode m) { return name_of(kHaloModeNames, m); }
 constexpr int direction_of(const Index3& o) { return (o[0] + 1) + 3 * (o[1] + 1) + 9 * (o[2] + 1); }
 /// Offset of direction number `dir`.
 constexpr Index3 offset_of(int dir) { return {dir % 3 - 1, dir / 3 % 3 - 1, dir / 9 - 1}; }
+/// Whether direction `dir` is an x face: an offset along x alone.
+constexpr bool is_x_face(int dir) {
+  return offset_of(dir)[0] != 0 && offset_of(dir)[1] == 0 && offset_of(dir)[2] == 0;
+}
 
 /// The ranks around one rank: rank[dir] for each direction (MPI_PROC_NULL beyond a
 /// non-periodic edge; possibly this rank itself or repeated on a periodic dimension).
