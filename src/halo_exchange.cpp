@@ -350,16 +350,7 @@ void PointToPointHalo::begin(Field& u, bool skip_x_faces) {
   if (phase_ >= 0) throw std::logic_error("PointToPointHalo::start: exchange already started");
   if (u.ext() != ext_) throw std::logic_error("PointToPointHalo::start: field of another shape");
   skip_x_ = skip_x_faces;
-  if (x_from_sweep_ && !skip_x_faces) {
-    double seconds = 0;
-    {
-      ScopedTimer timer(seconds, "miniapp::halo::unpack", Fence::AtEnd);
-      run_table(u, x_face_table_, false);
-    }
-    counters_.unpack += seconds;
-    counters_.unpack_by_phase[0] += seconds;
-    counters_.x_face_copy += seconds;
-  }
+  if (x_from_sweep_ && !skip_x_faces) counters_.x_face_copy += unpack(u, x_face_table_, 0);
   phase_ = 0;
   start_phase(u, 0);
 }
@@ -393,15 +384,19 @@ void PointToPointHalo::start_phase(Field& u, int phase) {
 }
 
 void PointToPointHalo::complete_phase(Field& u, int phase) {
-  if (pack_ == PackKind::Kernel) {
-    const double before = counters_.unpack;
-    {
-      ScopedTimer timer(counters_.unpack, "miniapp::halo::unpack", Fence::AtEnd);
-      run_table(u, recv_table_[std::size_t(phase)], false);
-    }
-    counters_.unpack_by_phase[std::size_t(phase)] += counters_.unpack - before;
-  }
+  if (pack_ == PackKind::Kernel) unpack(u, recv_table_[std::size_t(phase)], phase);
   fill_boundaries(u, phase);
+}
+
+double PointToPointHalo::unpack(Field& u, const PackTable& t, int phase) {
+  const double before = counters_.unpack;
+  {
+    ScopedTimer timer(counters_.unpack, "miniapp::halo::unpack", Fence::AtEnd);
+    run_table(u, t, false);
+  }
+  const double seconds = counters_.unpack - before;
+  counters_.unpack_by_phase[std::size_t(phase)] += seconds;
+  return seconds;
 }
 
 bool PointToPointHalo::test(Field& u) {

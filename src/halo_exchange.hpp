@@ -202,6 +202,8 @@ class PointToPointHalo final : public HaloExchange {
   /// Whether message mi is an x face this rank sends itself (a periodic x over this rank alone).
   bool self_x_face(int mi) const;
   void run_table(Field& u, const PackTable& t, bool pack);
+  /// Unpack table t into u, timed into counters_.unpack and unpack_by_phase[phase]; its seconds.
+  double unpack(Field& u, const PackTable& t, int phase);
   /// Messages to this rank itself (a periodic dimension over one rank) under kernel packing:
   /// sender_of_[r] is the message whose sent box message r receives (MPI's matching: r's
   /// receive tag is its send tag), -1 for every other message. Such a pair is never packed
