@@ -39,6 +39,15 @@ struct Roofline {
   double bound() const { return copy.cells_per_second(); }
 };
 
+/// How far the bound moved between two measurements: after / before - 1 (0 when before is 0).
+inline double bound_drift(const Roofline& before, const Roofline& after) {
+  return before.bound() > 0 ? after.bound() / before.bound() - 1.0 : 0.0;
+}
+
+/// A bound that moved by more than this during a run leaves the run's fraction of it uncertain,
+/// and the report says so: on a quiet machine the copy repeats within a few per cent.
+inline constexpr double kBoundDriftNoted = 0.10;
+
 /// Measure the copy for about `seconds` (plus the arrays' first touch): each rank copies as
 /// many doubles as it owns cells, but at least twice the last-level cache in its two arrays (so
 /// the copy runs from memory even for a small run) and at most 2^25. Collective.

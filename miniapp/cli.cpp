@@ -274,8 +274,8 @@ ParseOutcome parse_command_line(int argc, char** argv) {
       ->group(kReport);
   app.add_flag("--roofline", c.roofline,
                "measure the memory bound (STREAM copy, ordinary and streaming stores, about "
-               "0.5 s, every rank at once) before the run; the report gives the run's fraction "
-               "of it")
+               "0.5 s, every rank at once) before the run and again after it; the report gives "
+               "the run's fraction of each and how far the bound moved")
       ->group(kReport);
   app.add_option("--label", c.label, "free text recorded in the report (e.g. weak, strong)")
       ->group(kReport);

@@ -178,6 +178,24 @@ void print_report(std::ostream& os, const RunReport& r) {
        << fmt(r.fom.cell_updates_per_second, "%.4e") << " = "
        << fmt(rl->bound() > 0 ? r.fom.cell_updates_per_second / rl->bound() : 0.0, "%.3f")
        << " of the bound\n";
+  if (r.roofline && r.roofline_after) {
+    const Roofline& before = *r.roofline;
+    const Roofline& after = *r.roofline_after;
+    const double drift = bound_drift(before, after);
+    const double f_before = before.bound() > 0 ? r.fom.cell_updates_per_second / before.bound() : 0;
+    const double f_after = after.bound() > 0 ? r.fom.cell_updates_per_second / after.bound() : 0;
+    os << "  roofline      after the run: bound " << fmt(after.bound(), "%.4e")
+       << " cell upd/s (copy ordinary " << fmt(after.copy.ordinary / after.nodes / 1e9, "%.2f")
+       << " GB/s, streaming " << fmt(after.copy.streaming / after.nodes / 1e9, "%.2f")
+       << " GB/s per node), " << fmt(100 * drift, "%+.1f")
+       << " % on the bound before; this run = " << fmt(f_after, "%.3f") << " of it";
+    if (std::abs(drift) > kBoundDriftNoted)
+      os << "; the bound moved by more than " << fmt(100 * kBoundDriftNoted, "%.0f")
+         << " % during the run, so its fraction lies between "
+         << fmt(std::min(f_before, f_after), "%.3f") << " and "
+         << fmt(std::max(f_before, f_after), "%.3f") << ": quote the median of several runs";
+    os << "\n";
+  }
   os << "  field         sum " << fmt(r.summary.sum, "%.17g") << "  l2 "
      << fmt(r.summary.l2, "%.17g") << "  min " << fmt(r.summary.min, "%.6g") << "  max "
      << fmt(r.summary.max, "%.6g") << "\n";
@@ -372,6 +390,16 @@ std::string report_json(const RunReport& r) {
         {"seconds", rl->seconds},
         {"bound_cells_per_s", rl->bound()},
         {"fraction", rl->bound() > 0 ? r.fom.cell_updates_per_second / rl->bound() : 0.0}};
+  if (r.roofline && r.roofline_after) {
+    const Roofline& after = *r.roofline_after;
+    j["roofline"]["after"] = {
+        {"ordinary_bytes_per_s", after.copy.ordinary},
+        {"streaming_bytes_per_s", after.copy.streaming},
+        {"seconds", after.seconds},
+        {"bound_cells_per_s", after.bound()},
+        {"fraction", after.bound() > 0 ? r.fom.cell_updates_per_second / after.bound() : 0.0}};
+    j["roofline"]["drift"] = bound_drift(*r.roofline, after);
+  }
 
   const StoresSummary& st = r.stores;
   j["sweep_stores"] = {{"policy", to_string(st.policy)},

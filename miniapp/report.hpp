@@ -89,7 +89,9 @@ struct RunReport {
   Interruption interruption;
   MemoryEstimate memory_estimate;
   Stat peak_rss;                     ///< bytes, over ranks, when the report was made
-  std::optional<Roofline> roofline;  ///< with --roofline
+  std::optional<Roofline> roofline;  ///< with --roofline, measured before the run
+  /// With --roofline, measured again after a run that was not stopped, the fields freed.
+  std::optional<Roofline> roofline_after;
   StoresSummary stores;
 
   /// Steps this launch ran.
@@ -99,7 +101,7 @@ struct RunReport {
 };
 
 /// Version of the JSON report's layout: minor for added fields, major for changed ones.
-inline constexpr const char* kReportSchemaVersion = "2.4";
+inline constexpr const char* kReportSchemaVersion = "2.5";
 
 /// The report of a finished (or interrupted) run. Collective over the stepper's communicator.
 RunReport make_report(const RunPieces& pieces);

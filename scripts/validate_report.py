@@ -64,6 +64,15 @@ def main():
                 problems.append("segment.from_step is not config.restart.from_step")
             if not restart and seg["from_step"] != 0:
                 problems.append("segment.from_step is not 0 on a fresh start")
+            # The bound measured after the run must agree with the one before and the FOM.
+            rl = report.get("roofline") or {}
+            after, fom = rl.get("after"), report.get("figure_of_merit", {}).get("value", 0)
+            if after and rl.get("bound_cells_per_s", 0) > 0 and after["bound_cells_per_s"] > 0:
+                drift = after["bound_cells_per_s"] / rl["bound_cells_per_s"] - 1
+                if abs(rl.get("drift", drift + 1) - drift) > 1e-9:
+                    problems.append("roofline.drift is not after over the bound before, less 1")
+                if abs(after["fraction"] * after["bound_cells_per_s"] - fom) > 1e-9 * max(fom, 1):
+                    problems.append("roofline.after.fraction is not the FOM over its bound")
             for p in problems:
                 print(f"{path}: {p}")
             errors += [None] * len(problems)

@@ -119,6 +119,10 @@ miniapp_add_cli_test(NAME roofline EXIT 0
                      ARGS ${TINY} --init sine --verify --roofline
                           --report ${CMAKE_CURRENT_BINARY_DIR}/report_roofline.json)
 set_tests_properties(cli.roofline PROPERTIES FIXTURES_SETUP report_roofline)
+# And measures it again after the loop, the fields freed, saying how far it moved.
+miniapp_add_cli_test(NAME roofline_after EXIT 0
+                     REGEX "^  roofline      after the run: bound [0-9.]+e\\+[0-9]+ cell upd/s \\(copy ordinary [0-9.]+ GB/s, streaming [0-9.]+ GB/s per node\\), [+-][0-9]+\\.[0-9] % on the bound before; this run = [0-9]+\\.[0-9]{3} of it"
+                     ARGS ${TINY} --roofline)
 set_tests_properties(cli.result_valid_verify PROPERTIES FIXTURES_SETUP report_valid)
 set_tests_properties(cli.result_invalid_digest PROPERTIES FIXTURES_SETUP report_invalid)
 if(MINIAPP_PYTHON_HAS_JSONSCHEMA)
@@ -132,12 +136,18 @@ if(MINIAPP_PYTHON_HAS_JSONSCHEMA)
                        LABELS "python")
   set_tests_properties(python.report_schema_invalid PROPERTIES FIXTURES_REQUIRED report_invalid
                        LABELS "python")
-  # --roofline: the JSON report carries the bound and the run's fraction of it (schema 2.2: and the line kernels built in; 2.3: how the sweeps chose their stores; 2.4: the x faces the sweep stored).
+  # --roofline: the JSON report carries the bound and the run's fraction of it (schema 2.2: and the line kernels built in; 2.3: how the sweeps chose their stores; 2.4: the x faces the sweep stored; 2.5: the bound measured again after the run).
   add_test(NAME python.report_schema_roofline
-           COMMAND ${MINIAPP_PYTHON} -c "import json, subprocess, sys; r = json.load(open(sys.argv[2])); rl = r['roofline']; assert r['schema_version'] == '2.4' and 'x_faces_from_sweep_bytes' in r['halo_per_step_per_rank'] and r['config']['sweep_stores'] == 'adaptive' and r['sweep_stores']['policy'] == 'adaptive' and r['config']['roofline'] is True and r['build']['line_kernels'] in ('AVX-512', 'AVX2', 'portable'), r['schema_version']; assert rl['bound_cells_per_s'] > 0 and rl['fraction'] > 0 and rl['streaming_bytes_per_s'] > 0, rl; assert abs(rl['fraction'] - r['figure_of_merit']['value'] / rl['bound_cells_per_s']) < 1e-9 * rl['fraction'], rl; sys.exit(subprocess.call([sys.executable, sys.argv[1], '--expect-verdict', 'VALID', sys.argv[2]]))"
+           COMMAND ${MINIAPP_PYTHON} -c "import json, subprocess, sys; r = json.load(open(sys.argv[2])); rl = r['roofline']; assert r['schema_version'] == '2.5' and 'x_faces_from_sweep_bytes' in r['halo_per_step_per_rank'] and r['config']['sweep_stores'] == 'adaptive' and r['sweep_stores']['policy'] == 'adaptive' and r['config']['roofline'] is True and r['build']['line_kernels'] in ('AVX-512', 'AVX2', 'portable'), r['schema_version']; assert rl['bound_cells_per_s'] > 0 and rl['fraction'] > 0 and rl['streaming_bytes_per_s'] > 0, rl; assert abs(rl['fraction'] - r['figure_of_merit']['value'] / rl['bound_cells_per_s']) < 1e-9 * rl['fraction'], rl; a = rl['after']; assert a['bound_cells_per_s'] > 0 and abs(a['fraction'] - r['figure_of_merit']['value'] / a['bound_cells_per_s']) < 1e-9 * a['fraction'] and abs(rl['drift'] - (a['bound_cells_per_s'] / rl['bound_cells_per_s'] - 1)) < 1e-9, rl; sys.exit(subprocess.call([sys.executable, sys.argv[1], '--expect-verdict', 'VALID', sys.argv[2]]))"
                    ${SCHEMA_CHECK} ${CMAKE_CURRENT_BINARY_DIR}/report_roofline.json)
   set_tests_properties(python.report_schema_roofline PROPERTIES FIXTURES_REQUIRED report_roofline
-                       LABELS "python" PASS_REGULAR_EXPRESSION "valid against schema 2.4")
+                       LABELS "python" PASS_REGULAR_EXPRESSION "valid against schema 2.5")
+  # validate_report.py refuses a report whose bound after the run disagrees with its drift.
+  add_test(NAME python.report_roofline_drift_checked
+           COMMAND ${MINIAPP_PYTHON} -c "import json, subprocess, sys, tempfile; r = json.load(open(sys.argv[2])); r['roofline']['drift'] += 0.5; f = tempfile.NamedTemporaryFile('w', suffix='.json', delete=False); json.dump(r, f); f.close(); p = subprocess.run([sys.executable, sys.argv[1], f.name], capture_output=True, text=True); print(p.stdout); sys.exit(0 if p.returncode == 1 and 'roofline.drift is not' in p.stdout else 1)"
+                   ${SCHEMA_CHECK} ${CMAKE_CURRENT_BINARY_DIR}/report_roofline.json)
+  set_tests_properties(python.report_roofline_drift_checked PROPERTIES
+                       FIXTURES_REQUIRED report_roofline LABELS "python")
 else()
   message(STATUS "python3-jsonschema not found: the report schema tests are skipped")
 endif()
