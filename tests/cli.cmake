@@ -271,6 +271,10 @@ miniapp_add_cli_test(NAME bench_step_digests RANKS 2 EXIT 0 TIMEOUT 120 LABELS b
 miniapp_add_cli_test(NAME bench_step_row RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
                      REGEX "^  faces H=1 overlap( +[0-9]+\\.[0-9]{3}){9} +[0-9.]+e[+-][0-9]+ +[0-9]+\\.[0-9]{3} same$"
                      ARGS bench step --n 16 --steps 2 --warmup 2 --reps 2 --modes faces --widths 1)
+# The yardstick gives the bound of the medians and the range of the rounds' own bounds.
+miniapp_add_cli_test(NAME bench_step_yardstick RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
+                     REGEX "^  yardstick: copy [0-9.]+ GB/s ordinary, [0-9.]+ GB/s streaming \\(all ranks\\) -> bound [0-9.]+e\\+[0-9]+ cell upd/s; round by round [0-9.]+e\\+[0-9]+ to [0-9.]+e\\+[0-9]+$"
+                     ARGS bench step --n 16 --steps 2 --warmup 2 --reps 2 --modes faces --widths 1)
 # The plain step's packing split by phase (x faces first) and its rate against the copy. Two
 # ranks are 1 x 1 x 2: the x and y faces are the rank's own, not packed, copied by the unpack
 # (measurable time: a kernel launch at least); the z faces go to the other rank, packed.
