@@ -76,8 +76,12 @@ SweepScratch sweep_scratch(std::size_t doubles) {
 /// recomputes 26 of the 27 per cell; here each thread marches tiles of rows up through its
 /// planes, keeps the x and y second differences of three planes and the z ones of the current
 /// plane in a scratch that stays in its L2, and line27_rows sums them. Tried and slower: tiles
-/// along x (so that the scratch rows stay in the L1) and producing each row just before the
-/// lines that read it first.
+/// along x (so that the scratch rows stay in the L1), producing each row just before the
+/// lines that read it first, summing two lines per call (their 24 row pointers do not fit in
+/// x86-64's 16 registers), and storing the y and z rows again shifted by one cell so that
+/// every load is aligned (27 rows to read instead of 15). With AVX2 on AMD Zen 3 the sum is
+/// bound by its 28 loads, six of which split a cache line (miniapp/README.md, "the 27-point
+/// sum's loads").
 void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficients& a,
                     SweepStores stores) {
   const int nx = region.extent(0), ny = region.extent(1), nz = region.extent(2);
