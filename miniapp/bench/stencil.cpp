@@ -190,8 +190,8 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
   const std::size_t nk = kernels.size();
   const double bound = std::max(bandwidth(kernels[nk - 1]), bandwidth(kernels[nk - 2]));
   // The bound of each rep (the better of its two copies), and each kernel's rate against the
-  // bound of its own rep: on a shared machine the copy moves from rep to rep (by 1.5 x on a
-  // 2-core VM, where its streaming copy flips between about 38 and 57 GB/s), and a kernel
+  // bound of its own rep: on a shared machine the copy moves from rep to rep (by 1.7 x in one
+  // run on a 2-core VM, whose streaming copy flips between about 38 and 57 GB/s), and a kernel
   // timed next to a copy saw the same machine.
   std::vector<double> bound_by_rep;
   for (std::size_t r = 0; r < kernels[nk - 1].seconds.size(); ++r)
