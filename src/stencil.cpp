@@ -199,10 +199,10 @@ bool apply_stencil(int points, const Field& u, Field& v, const Box& region, cons
   // The lines store their x ghosts where that costs less than the exchange's copy of them
   // (0.7-0.9 ms at 256^3): 7-point lines written with ordinary stores, within 2 % of the
   // sweep without (measured on AMD Zen 3, two threads, alternating sweeps in one process).
-  // With streaming stores a scalar ghost store into each end line of a row, beside the line
-  // kernel's masked stores, cost the sweep 17-25 %, and the ghosts streamed whole with those
-  // lines still 4-7 %, no less than the copy; a 27-point line's two cells computed again cost
-  // 11 %.
+  // With streaming stores the ghost stores cost the sweep 4-7 % when measured again (the same
+  // harness had given 17-25 % when they were written; what changed is not located), no less
+  // than the copy, and a software prefetch for writing of the ghost lines 2, 4 or 8 rows ahead
+  // saved nothing; a 27-point line's two cells computed again cost 11 %.
   const bool wrap =
       x_ghosts == XGhosts::Wrap && points == 7 && sweep_mode(u, stores) != LineMode::Stream;
 #if defined(MINIAPP_HAVE_SIMD_LINES)
