@@ -1,6 +1,7 @@
 #include "calibration.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 #include <vector>
 
@@ -50,6 +51,13 @@ double timed_blocked_rate(const Config& config, const BlockingModelInputs& in,
 }
 
 }  // namespace
+
+std::string Roofline::copies_per_node() const {
+  char text[96];
+  std::snprintf(text, sizeof text, "copy ordinary %.2f GB/s, streaming %.2f GB/s per node",
+                copy.ordinary / nodes / 1e9, copy.streaming / nodes / 1e9);
+  return text;
+}
 
 Roofline measure_roofline(const Config& config, MPI_Comm comm, double seconds) {
   int nranks = 1;

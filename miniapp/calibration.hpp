@@ -21,6 +21,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "options.hpp"
@@ -37,6 +38,10 @@ struct Roofline {
   double seconds = 0;         ///< spent measuring, first touch included
   /// The bound in cell updates/s of the whole run (the better copy / 16 B per cell update).
   double bound() const { return copy.cells_per_second(); }
+  /// A rate in cell updates/s as a fraction of the bound (0 when there is no bound).
+  double fraction(double rate) const { return bound() > 0 ? rate / bound() : 0.0; }
+  /// "copy ordinary X GB/s, streaming Y GB/s per node", as the report prints it.
+  std::string copies_per_node() const;
 };
 
 /// How far the bound moved between two measurements: after / before - 1 (0 when before is 0).

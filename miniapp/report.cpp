@@ -170,24 +170,19 @@ void print_report(std::ostream& os, const RunReport& r) {
   row("loop", r.loop);
   os << "  throughput    " << fmt(r.cell_updates_per_second, "%.4e")
      << " cell updates/s (global cells x steps / slowest rank's loop time)\n";
+  const double rate = r.fom.cell_updates_per_second;
   if (const std::optional<Roofline>& rl = r.roofline)
-    os << "  roofline      bound " << fmt(rl->bound(), "%.4e") << " cell upd/s (copy ordinary "
-       << fmt(rl->copy.ordinary / rl->nodes / 1e9, "%.2f") << " GB/s, streaming "
-       << fmt(rl->copy.streaming / rl->nodes / 1e9, "%.2f") << " GB/s per node, " << rl->nodes
-       << " node(s); the better / 16 B per cell update), this run "
-       << fmt(r.fom.cell_updates_per_second, "%.4e") << " = "
-       << fmt(rl->bound() > 0 ? r.fom.cell_updates_per_second / rl->bound() : 0.0, "%.3f")
-       << " of the bound\n";
+    os << "  roofline      bound " << fmt(rl->bound(), "%.4e") << " cell upd/s ("
+       << rl->copies_per_node() << ", " << rl->nodes
+       << " node(s); the better / 16 B per cell update), this run " << fmt(rate, "%.4e") << " = "
+       << fmt(rl->fraction(rate), "%.3f") << " of the bound\n";
   if (r.roofline && r.roofline_after) {
     const Roofline& before = *r.roofline;
     const Roofline& after = *r.roofline_after;
     const double drift = bound_drift(before, after);
-    const double f_before = before.bound() > 0 ? r.fom.cell_updates_per_second / before.bound() : 0;
-    const double f_after = after.bound() > 0 ? r.fom.cell_updates_per_second / after.bound() : 0;
-    os << "  roofline      after the run: bound " << fmt(after.bound(), "%.4e")
-       << " cell upd/s (copy ordinary " << fmt(after.copy.ordinary / after.nodes / 1e9, "%.2f")
-       << " GB/s, streaming " << fmt(after.copy.streaming / after.nodes / 1e9, "%.2f")
-       << " GB/s per node), " << fmt(100 * drift, "%+.1f")
+    const double f_before = before.fraction(rate), f_after = after.fraction(rate);
+    os << "  roofline      after the run: bound " << fmt(after.bound(), "%.4e") << " cell upd/s ("
+       << after.copies_per_node() << "), " << fmt(100 * drift, "%+.1f")
        << " % on the bound before; this run = " << fmt(f_after, "%.3f") << " of it";
     if (std::abs(drift) > kBoundDriftNoted)
       os << "; the bound moved by more than " << fmt(100 * kBoundDriftNoted, "%.0f")
@@ -381,24 +376,26 @@ std::string report_json(const RunReport& r) {
                            {"tolerance", sc->tolerance},
                            {"fft", to_string(c.fft)}};
 
-  if (const std::optional<Roofline>& rl = r.roofline)
-    j["roofline"] = {
-        {"ordinary_bytes_per_s", rl->copy.ordinary},
-        {"streaming_bytes_per_s", rl->copy.streaming},
-        {"nodes", rl->nodes},
-        {"elements_per_rank", rl->elements},
-        {"seconds", rl->seconds},
-        {"bound_cells_per_s", rl->bound()},
-        {"fraction", rl->bound() > 0 ? r.fom.cell_updates_per_second / rl->bound() : 0.0}};
-  if (r.roofline && r.roofline_after) {
-    const Roofline& after = *r.roofline_after;
-    j["roofline"]["after"] = {
-        {"ordinary_bytes_per_s", after.copy.ordinary},
-        {"streaming_bytes_per_s", after.copy.streaming},
-        {"seconds", after.seconds},
-        {"bound_cells_per_s", after.bound()},
-        {"fraction", after.bound() > 0 ? r.fom.cell_updates_per_second / after.bound() : 0.0}};
-    j["roofline"]["drift"] = bound_drift(*r.roofline, after);
+  // One copy measurement: the same fields before the run and, under "after", after it (where
+  // the nodes and the array size are those of the one before).
+  const auto copy_json = [&](const Roofline& rl, bool layout) {
+    json o{{"ordinary_bytes_per_s", rl.copy.ordinary},
+           {"streaming_bytes_per_s", rl.copy.streaming}};
+    if (layout) {
+      o["nodes"] = rl.nodes;
+      o["elements_per_rank"] = rl.elements;
+    }
+    o["seconds"] = rl.seconds;
+    o["bound_cells_per_s"] = rl.bound();
+    o["fraction"] = rl.fraction(r.fom.cell_updates_per_second);
+    return o;
+  };
+  if (const std::optional<Roofline>& rl = r.roofline) {
+    j["roofline"] = copy_json(*rl, true);
+    if (const std::optional<Roofline>& after = r.roofline_after) {
+      j["roofline"]["after"] = copy_json(*after, false);
+      j["roofline"]["drift"] = bound_drift(*rl, *after);
+    }
   }
 
   const StoresSummary& st = r.stores;
