@@ -46,15 +46,10 @@ void sweep_lines(const char* label, const Field& u, const Box& region, SweepStor
 }
 
 #if defined(MINIAPP_HAVE_SIMD_LINES)
-/// Shortest runs of planes and rows the shared 27-point sweep takes: each run computes the
-/// second differences of two planes (rows) beyond it.
-constexpr int kMinRun = 4;
-
-/// Memory for the 27-point sweep's second differences, kept from sweep to sweep: the sweep runs
-/// every step, and fresh memory would be faulted in page by page each time. `fresh` when just
-/// allocated: each thread then zeroes its own part first (so that its pages are first touched
-/// near it, and the lanes beyond a row's end that line27_rows loads, and never uses, are
-/// initialised).
+/// Memory for the 27-point sweep's scratch rows, kept from sweep to sweep: the sweep runs every
+/// step, and fresh memory would be faulted in page by page each time. `fresh` when just
+/// allocated: each thread then zeroes its own part first, so that its pages are first touched
+/// near it.
 struct SweepScratch {
   double* data = nullptr;
   bool fresh = false;
@@ -70,41 +65,34 @@ SweepScratch sweep_scratch(std::size_t doubles) {
   return {buffer.get(), true};
 }
 
-/// The 27-point sweep with every second difference computed once. Its expression is nine
-/// second differences along each dimension, and each of them is shared by nine cells (the x
-/// one of line (j, k) by the lines j-1..j+1 of planes k-1..k+1, and so on). A line kernel
-/// recomputes 26 of the 27 per cell; here each thread marches tiles of rows up through its
-/// planes, keeps the x and y second differences of three planes and the z ones of the current
-/// plane in a scratch that stays in its L2, and line27_rows sums them. Tried and slower: tiles
-/// along x (so that the scratch rows stay in the L1), producing each row just before the
-/// lines that read it first, summing two lines per call (their 24 row pointers do not fit in
-/// x86-64's 16 registers), and storing the y and z rows again shifted by one cell so that
-/// every load is aligned (27 rows to read instead of 15). With AVX2 on AMD Zen 3 the sum is
-/// bound by its 28 loads, six of which split a cache line (miniapp/README.md, "the 27-point
-/// sum's loads").
+/// Rows of the fields per tile of the 27-point sweep, for lines of `width` doubles: the three
+/// input planes and the output plane of a tile's rows in about half of a 512 KiB L2, so that
+/// the planes below and at k are still there when the tile reaches k + 1.
+int sweep27_tile_rows(std::int64_t width, int ny) {
+  const std::int64_t share = std::int64_t{256} * 1024;
+  return int(std::clamp<std::int64_t>(share / (4 * std::int64_t(sizeof(double)) * width), 4, ny));
+}
+
+/// The 27-point sweep with every intermediate of its one-dimensional passes computed once per
+/// cell (stencil_line_simd.hpp, rows27). Each thread marches tiles of rows up through its run
+/// of planes; per plane, a tile's rows share their z passes in a ring of scratch rows that
+/// stays in the L1.
 void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficients& a,
                     SweepStores stores) {
   const int nx = region.extent(0), ny = region.extent(1), nz = region.extent(2);
   const std::int64_t sy = u.stride_y(), sz = u.stride_z();
   const int threads = Exec().concurrency();
-  // A scratch row holds x in [-8, n + 8) on whole 64-byte lines, x = 0 on a line boundary.
-  const std::int64_t width = (nx + 7) / 8 * 8 + 16;
-  // Seven scratch rows and about four rows of the fields per row of a tile in half an L2.
-  const std::int64_t l2_share = std::int64_t{512} * 1024;
-  const std::int64_t bytes_per_row = std::int64_t{11} * std::int64_t(sizeof(double)) * width;
-  const int rows_max = int(std::clamp<std::int64_t>(l2_share / bytes_per_row, 4, ny));
+  const int rows_max = sweep27_tile_rows(sy, ny);
   // Each thread takes its own run of planes where there are enough of them (the plane order
-  // of for_each_line, which first-touches the fields); a run starts by computing two planes
-  // it does not update, so runs are at least kMinRun planes long, and tiles of rows make up
-  // the work items that are missing then.
-  const int chunks = std::clamp(nz / kMinRun, 1, threads);
-  int tiles = std::max((ny + rows_max - 1) / rows_max,
-                       std::min((threads + chunks - 1) / chunks, ny / kMinRun));
+  // of for_each_line, which first-touches the fields); tiles of rows make up the work items
+  // that are missing then.
+  const int chunks = std::clamp(nz, 1, threads);
+  int tiles =
+      std::max((ny + rows_max - 1) / rows_max, std::min((threads + chunks - 1) / chunks, ny));
   const int rows = (ny + tiles - 1) / tiles;
   tiles = (ny + rows - 1) / rows;
   const std::int64_t pieces = std::int64_t(tiles) * chunks;
-  const std::int64_t plane = (rows + 2) * width;  // one scratch plane: rows j0-1..j1
-  const std::int64_t per_thread = 7 * plane;      // x and y of three planes, z of one
+  const std::int64_t per_thread = (simd::rows27_scratch(nx) + 7) / 8 * 8;
   const SweepScratch scratch = sweep_scratch(std::size_t(per_thread * threads));
   const double* up = u.data();
   double* vp = v.data();
@@ -113,53 +101,28 @@ void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficie
   const double ax = a.ax, ay = a.ay, az = a.az;
   // Streaming stores where the line sweeps would take them and the region's lines start on
   // 64-byte lines (the interior's do, field.hpp).
-  const bool stream = sweep_mode(u, stores) == LineMode::Stream &&
-                      reinterpret_cast<std::uintptr_t>(vp + f.index(lo[0], lo[1], lo[2])) % 64 == 0;
+  const bool stream =
+      sweep_mode(u, stores) == LineMode::Stream &&
+      reinterpret_cast<std::uintptr_t>(vp + f.index(lo[0], lo[1], lo[2])) % 64 == 0 && sy % 8 == 0;
   Kokkos::parallel_for(
       "miniapp::stencil::27pt",
       Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(0, threads),
       KOKKOS_LAMBDA(const int t) {
         double* const mine = scratch.data + t * per_thread;
         if (scratch.fresh) std::fill(mine, mine + per_thread, 0.0);
-        // Scratch plane s (0-2: x, 3-5: y, 6: z); row r = j - (j0 - 1), x = 0 at 8.
-        const auto row = [&](int s, int r) { return mine + s * plane + r * width + 8; };
         for (std::int64_t piece = pieces * t / threads; piece < pieces * (t + 1) / threads;
              ++piece) {
           const int j0 = lo[1] + int(piece % tiles) * rows;
           const int j1 = std::min(lo[1] + ny, j0 + rows);
           const auto kr = block_range(nz, chunks, int(piece / tiles));
-          const int k0 = lo[2] + kr[0], k1 = lo[2] + kr[1];
-          // Row j's second differences: along x and y of plane kk into ring slot
-          // (kk - k0 + 1) % 3 (y only for the rows of the tile), and if with_z along z of
-          // plane kk - 1.
-          const auto produce = [&](int kk, bool with_z) {
-            const int s = (kk - k0 + 1) % 3;
-            for (int j = j0 - 1; j <= j1; ++j) {
-              const int r = j - j0 + 1;
-              simd::second_differences_row(up + f.index(lo[0], j, kk), sy, sz, nx, row(s, r),
-                                           j >= j0 && j < j1 ? row(3 + s, r) : nullptr,
-                                           with_z ? row(6, r) : nullptr);
-            }
-          };
-          produce(k0 - 1, false);
-          produce(k0, false);
-          for (int k = k0; k < k1; ++k) {
-            produce(k + 1, true);
-            for (int j = j0; j < j1; ++j) {
-              const int r = j - j0 + 1;
-              const int below = (k - k0) % 3, here = (k - k0 + 1) % 3, above = (k - k0 + 2) % 3;
-              const double* const dx[3][3] = {
-                  {row(below, r - 1), row(below, r), row(below, r + 1)},
-                  {row(here, r - 1), row(here, r), row(here, r + 1)},
-                  {row(above, r - 1), row(above, r), row(above, r + 1)}};
-              const double* const dy[3] = {row(3 + below, r), row(3 + here, r), row(3 + above, r)};
-              const double* const dz[3] = {row(6, r - 1), row(6, r), row(6, r + 1)};
-              const std::int64_t base = f.index(lo[0], j, k);
-              if (stream)
-                simd::line27_rows<true>(up + base, vp + base, nx, sy, sz, dx, dy, dz, ax, ay, az);
-              else
-                simd::line27_rows<false>(up + base, vp + base, nx, sy, sz, dx, dy, dz, ax, ay, az);
-            }
+          for (int k = lo[2] + kr[0]; k < lo[2] + kr[1]; ++k) {
+            const std::int64_t base = f.index(lo[0], j0, k);
+            if (stream)
+              simd::rows27<true>(up + base, vp + base, nx, j1 - j0, sy, sz, sz, sy, mine, ax, ay,
+                                 az);
+            else
+              simd::rows27<false>(up + base, vp + base, nx, j1 - j0, sy, sz, sz, sy, mine, ax, ay,
+                                  az);
           }
         }
         if (stream) publish_streamed();
@@ -206,10 +169,9 @@ bool apply_stencil(int points, const Field& u, Field& v, const Box& region, cons
   const bool wrap =
       x_ghosts == XGhosts::Wrap && points == 7 && sweep_mode(u, stores) != LineMode::Stream;
 #if defined(MINIAPP_HAVE_SIMD_LINES)
-  // Regions thinner than a few planes or rows (the shells of an overlapped step) and 2D
-  // problems take the line kernel: there is little to share.
-  if (points == 27 && !flat_z && region.extent(0) >= 16 && region.extent(1) >= kMinRun &&
-      region.extent(2) >= kMinRun) {
+  // Regions of single rows (the shells of an overlapped step) and 2D problems take the line
+  // kernel: there is little to share.
+  if (points == 27 && !flat_z && region.extent(0) >= kShortLine && region.extent(1) >= 2) {
     sweep27_shared(u, v, region, a, stores);
     return false;
   }

@@ -47,8 +47,8 @@ bool apply_stencil(int points, const Field& u, Field& v, const Box& region, cons
                    XGhosts x_ghosts = XGhosts::Leave);
 
 /// The kernels in_cache_sweep_rate times: the plain sweep's (apply_stencil), or the line kernels
-/// alone, which temporal blocking's rounds run (the 27-point plain sweep shares second
-/// differences between lines; a line kernel cannot).
+/// alone, which temporal blocking's rounds run (the 27-point plain sweep shares its z passes
+/// between the rows of a tile; a line kernel computes three rows of them per line).
 enum class InCacheKernels { Sweep, Lines };
 
 /// Cell updates/s of the `points`-point sweep when its data stays in cache: a block of long

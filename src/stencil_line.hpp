@@ -38,23 +38,22 @@ struct OpCount {
 /// then three scaled terms summed.
 inline constexpr OpCount kLine7Ops{9, 4};
 #if defined(MINIAPP_HAVE_SIMD_LINES)
-/// The vector 27-point line: the x second differences of nine lines (18 + 9), the y and z ones
-/// shared across x (6 + 3 each), three smoothings (8 + 3 each), the sum (3 + 3).
-inline constexpr OpCount kLine27Ops{57, 27};
-/// The 27-point sweep that shares second differences between lines (apply_stencil on regions
-/// of a few rows and planes or more): each cell's three second differences once (6 + 2: 2*c
-/// is shared by x and y), the three smoothings (24 + 9) and the sum (3 + 3). The rows and
-/// planes just beyond a tile's are computed too, a few per cent more.
-inline constexpr OpCount kSweep27Ops{33, 14};
+/// The vector 27-point line (rows27 on one row): the z passes of its three rows (3 x (4 + 2)),
+/// the y pass (6 + 3) and the x pass (9 + 9).
+inline constexpr OpCount kLine27Ops{27, 18};
+/// The 27-point sweep (rows27 on runs of rows), each intermediate once per cell: the z pass
+/// (4 + 2), the y pass (6 + 3) and the x pass (9 + 9). The two rows before each tile's are
+/// computed too, a few per cent more.
+inline constexpr OpCount kSweep27Ops{19, 14};
 #else
 /// The portable 27-point line as written (the compiler may share a few terms between cells).
-inline constexpr OpCount kLine27Ops{81, 39};
+inline constexpr OpCount kLine27Ops{63, 36};
 inline constexpr OpCount kSweep27Ops = kLine27Ops;
 #endif
-/// The fewest the 27-point expression allows, even with every partial result shared between
-/// cells: each cell's three second differences once (6 + 1), the three smoothings (24 + 9;
-/// their sums are left to right, so no partial sum is common to two cells) and the sum (3 + 3).
-inline constexpr OpCount kLeast27Ops{33, 13};
+/// The fewest the 27-point expression allows, with every intermediate shared between cells
+/// (numerics.hpp): Z and Dz (4 + 2), YZ, Ty and Tz (6 + 3), the three L (6 + 6) and the sum
+/// (3 + 3).
+inline constexpr OpCount kLeast27Ops{19, 14};
 
 /// The operations per cell update of the plain `points`-point sweep of this build.
 inline constexpr OpCount sweep_ops(int points) { return points == 27 ? kSweep27Ops : kLine7Ops; }
@@ -120,8 +119,8 @@ KOKKOS_INLINE_FUNCTION void line27_portable(const double* __restrict c, double* 
   for (int i = 0; i < n; ++i) out[i] = diffusion27(Around{c + i, sy, below, above}, ax, ay, az);
 }
 
-/// One x-line of the 27-point update (streaming stores are not used: the line is bound by
-/// arithmetic, not by memory).
+/// One x-line of the 27-point update (streaming stores are not used: a single line computes
+/// three rows of z passes, and is bound by them rather than by memory).
 KOKKOS_INLINE_FUNCTION void line27(const double* __restrict c, double* __restrict out, int n,
                                    std::int64_t sy, std::int64_t below, std::int64_t above,
                                    double ax, double ay, double az,

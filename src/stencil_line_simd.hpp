@@ -11,7 +11,8 @@
 //   lines, and the partial lines at both ends are written with masked ordinary stores;
 // - for sweeps over arrays larger than the caches, a software prefetch of the leading plane:
 //   its row four rows ahead into the L2, each vector's line two rows ahead into the L1;
-// - the 27-point update shares its second differences between neighbouring cells and lines.
+// - the 27-point update runs as one-dimensional passes whose results are shared between
+//   neighbouring cells and lines (rows27).
 #pragma once
 
 #include "simd.hpp"
@@ -113,245 +114,141 @@ inline void line7(const double* __restrict c, double* __restrict out, int n, std
   by_vectors(i, n, edge);
 }
 
-/// Second difference a + b - 2c of three neighbour vectors.
-inline V second(V a, V b, V c, V two) { return sub(add(a, b), mul(two, c)); }
+/// The 27-point update's one-dimensional operators on W lanes (numerics.hpp), left to right:
+/// the second difference m + p - 2c and the smoothing m + 10c + p.
+inline V second(V m, V c, V p, V two) { return sub(add(m, p), mul(two, c)); }
+inline V smooth(V m, V c, V p, V ten) { return add(add(m, mul(ten, c)), p); }
 
-/// The smoothed second difference of numerics.hpp from its nine terms D(p, q), p, q in -1..1:
-/// (100 D(0,0) + 10 (D(-1,0) + D(1,0) + D(0,-1) + D(0,1)) + D(-1,-1) + D(1,-1) + D(-1,1) +
-/// D(1,1)) / 144, left to right.
-inline V smoothed(V d00, V dm0, V dp0, V d0m, V d0p, V dmm, V dpm, V dmp, V dpp) {
-  const V ten_sum = mul(set1(10.0), add(add(add(dm0, dp0), d0m), d0p));
-  V r = add(mul(set1(100.0), d00), ten_sum);
-  r = add(add(add(add(r, dmm), dpm), dmp), dpp);
-  return mul(r, set1(1.0 / 144.0));
-}
+/// The 27-point update as passes along one dimension each (numerics.hpp, diffusion27), every
+/// intermediate computed once per cell and kept in scratch rows that stay in the L1: the z pass
+/// makes Z = S_z u and Dz = D_z u of a row, the y pass YZ = S_y Z, Ty = D_y Z and Tz = S_y Dz
+/// of a row from the three rows around it, the x pass the update from YZ, Ty and Tz at x - 1,
+/// x and x + 1. Each pass reads whole vectors of its rows; only u is read with masks, within
+/// x in [-1, n]. Where the one-expression form of the same stencil loads 28 vectors per vector
+/// of cells (six of them split across cache lines on AVX2) and adds 33 times per cell, these
+/// passes load 19 and add 19 times.
+namespace rows27_detail {
+/// A scratch row holds x in [-8, width - 8), x = 0 on a 64-byte line; the z and y passes write
+/// x in [-W, W*ceil(n/W) + W), which covers every lane the x pass loads.
+constexpr std::int64_t width(int n) { return std::int64_t(n + 7) / 8 * 8 + 16; }
 
-/// The 27-point update on W lanes from the 27 neighbour vectors u[dz+1][dy+1][dx+1].
-inline V update27(const V (&u)[3][3][3], V ax, V ay, V az, V two) {
-  const auto dx = [&](int p, int q) {
-    return second(u[q + 1][p + 1][0], u[q + 1][p + 1][2], u[q + 1][p + 1][1], two);
-  };
-  const auto dy = [&](int p, int q) {
-    return second(u[q + 1][0][p + 1], u[q + 1][2][p + 1], u[q + 1][1][p + 1], two);
-  };
-  const auto dz = [&](int p, int q) {
-    return second(u[0][q + 1][p + 1], u[2][q + 1][p + 1], u[1][q + 1][p + 1], two);
-  };
-  const V lx = smoothed(dx(0, 0), dx(-1, 0), dx(1, 0), dx(0, -1), dx(0, 1), dx(-1, -1), dx(1, -1),
-                        dx(-1, 1), dx(1, 1));
-  const V ly = smoothed(dy(0, 0), dy(-1, 0), dy(1, 0), dy(0, -1), dy(0, 1), dy(-1, -1), dy(1, -1),
-                        dy(-1, 1), dy(1, 1));
-  const V lz = smoothed(dz(0, 0), dz(-1, 0), dz(1, 0), dz(0, -1), dz(0, 1), dz(-1, -1), dz(1, -1),
-                        dz(-1, 1), dz(1, 1));
-  V r = add(u[1][1][1], mul(ax, lx));
-  r = add(r, mul(ay, ly));
-  return add(r, mul(az, lz));
-}
-
-/// The `count` lanes from i of the 27-point update of the line at c, from masked loads of its
-/// 27 neighbours (no access outside those lanes): the partial vectors at the ends of a line.
-inline void update27_masked(const double* c, double* out, int i, int count, std::int64_t sy,
-                            std::int64_t szb, std::int64_t sza, V ax, V ay, V az, V two) {
-  const Mask m = first_lanes(count);
-  V u[3][3][3];
-  for (int dz = -1; dz <= 1; ++dz)
-    for (int dy = -1; dy <= 1; ++dy)
-      for (int dx = -1; dx <= 1; ++dx)
-        u[dz + 1][dy + 1][dx + 1] = load_lanes(m, c + i + dx + dy * sy +
-                                                      (dz < 0   ? -szb
-                                                       : dz > 0 ? sza
-                                                                : 0));
-  store_lanes(out + i, m, update27(u, ax, ay, az, two));
-}
-
-/// A smoothed second difference whose nine terms D(p, q) are the three vectors D(q) at x - 1,
-/// x and x + 1 (p), shifted in from the vectors before and after: the y one of the 27-point
-/// update from the y second differences of the lines k-1..k+1, the z one from the z second
-/// differences of the rows j-1..j+1.
-inline V smoothed_shifted(const V (&prev)[3], const V (&cur)[3], const V (&next)[3]) {
-  const V lo[3] = {shift_in_low(cur[0], prev[0]), shift_in_low(cur[1], prev[1]),
-                   shift_in_low(cur[2], prev[2])};
-  const V hi[3] = {shift_in_high(next[0], cur[0]), shift_in_high(next[1], cur[1]),
-                   shift_in_high(next[2], cur[2])};
-  return smoothed(cur[1], lo[1], hi[1], cur[0], cur[2], lo[0], hi[0], lo[2], hi[2]);
-}
-
-/// c + ax Lx + ay Ly + az Lz for the W cells at c, left to right, into out (Stream: a
-/// non-temporal store, out on a 64-byte line).
-template <bool Stream = false>
-inline void store27(const double* c, double* out, V lx, V ly, V lz, V ax, V ay, V az) {
-  V r = add(loadu(c), mul(ax, lx));
-  r = add(r, mul(ay, ly));
-  r = add(r, mul(az, lz));
-  if (Stream)
-    stream(out, r);
-  else
-    storeu(out, r);
-}
-
-/// The rest of the 27-point update of the W cells at c once Lx is known: Ly from the y second
-/// differences B(dz) and Lz from the z ones C(dy) (each the vectors before, at and after x),
-/// then store27; then the vectors after x become the current ones.
-template <bool Stream = false>
-inline void finish27(const double* c, double* out, V lx, V (&bp)[3], V (&bc)[3], const V (&bn)[3],
-                     V (&cp)[3], V (&cc)[3], const V (&cn)[3], V ax, V ay, V az) {
-  store27<Stream>(c, out, lx, smoothed_shifted(bp, bc, bn), smoothed_shifted(cp, cc, cn), ax, ay,
-                  az);
-  for (int d = 0; d < 3; ++d) {
-    bp[d] = bc[d], bc[d] = bn[d];
-    cp[d] = cc[d], cc[d] = cn[d];
+/// Z and Dz of the row at c (its cell x = 0; the planes below and above at c - below and
+/// c + above).
+inline void z_pass(const double* c, std::int64_t below, std::int64_t above, int n, double* z,
+                   double* dz, V two, V ten) {
+  for (int x = -W; x < n + W; x += W) {
+    V m, o, p;
+    if (x >= 0 && x + W <= n + 1) {
+      m = loadu(c + x - below), o = loadu(c + x), p = loadu(c + x + above);
+    } else {
+      const Mask k = lanes_within(x, -1, n + 1);
+      m = load_lanes(k, c + x - below), o = load_lanes(k, c + x), p = load_lanes(k, c + x + above);
+    }
+    store(z + x, smooth(m, o, p, ten));
+    store(dz + x, second(m, o, p, two));
   }
 }
 
-/// One x-line of the 27-point update. The y and z second differences of the centre column
-/// (B(dz) along y of the lines (j, k+dz), C(dy) along z of the lines (j+dy, k)) are computed
-/// once per position and lane-shifted to x-1 and x+1, where the plain loop evaluates them three
-/// times: the same values (the same expression of the same cells), 57 instead of 81 additions
-/// per cell. Prefetch: fetch the two leading-plane rows ahead.
+/// The z pass of the row after a row (c: its cell x = 0) into z[2] and dz[2], and with it the
+/// y pass of the row: YZ, Ty and Tz from Z and Dz of the rows before (0), at (1) and after it
+/// (2). One loop, so that the row after's Z and Dz are used from registers.
+inline void zy_pass(const double* c, std::int64_t below, std::int64_t above, int n,
+                    double* const (&z)[3], double* const (&dz)[3], double* yz, double* ty,
+                    double* tz, V two, V ten) {
+  for (int x = -W; x < n + W; x += W) {
+    V m, o, p;
+    if (x >= 0 && x + W <= n + 1) {
+      m = loadu(c + x - below), o = loadu(c + x), p = loadu(c + x + above);
+    } else {
+      const Mask k = lanes_within(x, -1, n + 1);
+      m = load_lanes(k, c + x - below), o = load_lanes(k, c + x), p = load_lanes(k, c + x + above);
+    }
+    const V zn = smooth(m, o, p, ten), dn = second(m, o, p, two);
+    store(z[2] + x, zn);
+    store(dz[2] + x, dn);
+    const V a = load(z[0] + x), b = load(z[1] + x);
+    store(yz + x, smooth(a, b, zn, ten));
+    store(ty + x, second(a, b, zn, two));
+    store(tz + x, smooth(load(dz[0] + x), load(dz[1] + x), dn, ten));
+  }
+}
+
+/// The update of the row at c into out: c + ax*Lx + ay*Ly + az*Lz. Stream: non-temporal stores
+/// of the whole vectors (out on a 64-byte line), not fenced (publish_streamed).
+template <bool Stream>
+inline void x_pass(const double* c, double* out, int n, const double* yz, const double* ty,
+                   const double* tz, V ax, V ay, V az, V two, V ten) {
+  const V scale = set1(1.0 / 144.0);
+  const auto update = [&](int i, V u) {
+    const V lx = mul(second(loadu(yz + i - 1), load(yz + i), loadu(yz + i + 1), two), scale);
+    const V ly = mul(smooth(loadu(ty + i - 1), load(ty + i), loadu(ty + i + 1), ten), scale);
+    const V lz = mul(smooth(loadu(tz + i - 1), load(tz + i), loadu(tz + i + 1), ten), scale);
+    V r = add(u, mul(ax, lx));
+    r = add(r, mul(ay, ly));
+    return add(r, mul(az, lz));
+  };
+  int i = 0;
+  for (; i + W <= n; i += W) {
+    const V r = update(i, loadu(c + i));
+    if (Stream)
+      stream(out + i, r);
+    else
+      storeu(out + i, r);
+  }
+  if (i < n) {
+    const Mask m = first_lanes(n - i);
+    store_lanes(out + i, m, update(i, load_lanes(m, c + i)));
+  }
+}
+}  // namespace rows27_detail
+
+/// Doubles of scratch that rows27 needs for rows of n cells (64-byte aligned).
+constexpr std::int64_t rows27_scratch(int n) { return 9 * rows27_detail::width(n); }
+
+/// The 27-point update of `rows` consecutive x-lines of one plane: c = u(0, 0, k), row j at
+/// c + j sy, the planes below and above at c - below and c + above; out likewise with rows
+/// out_sy apart. Reads u within x in [-1, n] of the rows -1..rows and the three planes. The z
+/// pass of a row serves the three rows around it, so a run of rows computes each Z and Dz once
+/// (plus two rows at the start). Stream: non-temporal stores (out on a 64-byte line), not
+/// fenced (publish_streamed).
+template <bool Stream>
+inline void rows27(const double* c, double* out, int n, int rows, std::int64_t sy,
+                   std::int64_t below, std::int64_t above, std::int64_t out_sy, double* scratch,
+                   double ax_, double ay_, double az_) {
+  using namespace rows27_detail;
+  const V ax = set1(ax_), ay = set1(ay_), az = set1(az_);
+  const V two = opaque_two(), ten = set1(10.0);
+  const std::int64_t w = width(n);
+  // Z of row j in ring slot (j + 1) % 3, Dz in 3 + that slot; YZ, Ty, Tz in 6, 7, 8.
+  const auto row = [&](int r) { return scratch + r * w + 8; };
+  z_pass(c - sy, below, above, n, row(0), row(3), two, ten);
+  z_pass(c, below, above, n, row(1), row(4), two, ten);
+  for (int j = 0; j < rows; ++j) {
+    const int before = j % 3, here = (j + 1) % 3, after = (j + 2) % 3;
+    double* const z[3] = {row(before), row(here), row(after)};
+    double* const dz[3] = {row(3 + before), row(3 + here), row(3 + after)};
+    zy_pass(c + (j + 1) * sy, below, above, n, z, dz, row(6), row(7), row(8), two, ten);
+    x_pass<Stream>(c + j * sy, out + j * out_sy, n, row(6), row(7), row(8), ax, ay, az, two, ten);
+  }
+}
+
+/// One x-line of the 27-point update: rows27 on pieces of the line, with scratch on the stack
+/// (the same values as a sweep computes: each cell's expression does not depend on the piece).
+/// Prefetch: fetch the rows of the leading plane two rows ahead.
 template <bool Prefetch>
 inline void line27(const double* __restrict c, double* __restrict out, int n, std::int64_t sy,
-                   std::int64_t szb, std::int64_t sza, double ax_, double ay_, double az_) {
-  const V ax = set1(ax_), ay = set1(ay_), az = set1(az_);
-  const V two = opaque_two();
-  const auto line = [&](int dy, int dz) {
-    return c + dy * sy + (dz < 0 ? -szb : dz > 0 ? sza : 0);
-  };
-  const auto edge = [&](int i, int count) {
-    update27_masked(c, out, i, count, sy, szb, sza, ax, ay, az, two);
-  };
+                   std::int64_t szb, std::int64_t sza, double ax, double ay, double az) {
   if (Prefetch) {
     for (int dy = -1; dy <= 1; ++dy) {
-      const char* ahead = reinterpret_cast<const char*>(line(dy, 1) + 2 * sy);
+      const char* ahead = reinterpret_cast<const char*>(c + sza + (dy + 2) * sy);
       for (int b = 0; b < 8 * n; b += 64) _mm_prefetch(ahead + b, _MM_HINT_T1);
     }
   }
-  int i = cells_before_line(out, n);
-  by_vectors(0, i, edge);
-  if (i + 2 * W <= n + 1) {
-    // B[dz] = u(j-1) + u(j+1) - 2u(j) on the line k+dz; C[dy] likewise along z on row j+dy.
-    const auto b_at = [&](int dz, int x, Mask m) {
-      return second(load_lanes(m, line(-1, dz) + x), load_lanes(m, line(1, dz) + x),
-                    load_lanes(m, line(0, dz) + x), two);
-    };
-    const auto c_at = [&](int dy, int x, Mask m) {
-      return second(load_lanes(m, line(dy, -1) + x), load_lanes(m, line(dy, 1) + x),
-                    load_lanes(m, line(dy, 0) + x), two);
-    };
-    V bp[3], bc[3], cp[3], cc[3];
-    for (int d = 0; d < 3; ++d) {
-      bp[d] = b_at(d - 1, i - W, last_lane());  // only the last lane (x = i-1) is used
-      bc[d] = b_at(d - 1, i, first_lanes(W));
-      cp[d] = c_at(d - 1, i - W, last_lane());
-      cc[d] = c_at(d - 1, i, first_lanes(W));
-    }
-    for (; i + 2 * W <= n + 1; i += W) {
-      V bn[3], cn[3];
-      for (int d = 0; d < 3; ++d) {
-        bn[d] = b_at(d - 1, i + W, first_lanes(W));
-        cn[d] = c_at(d - 1, i + W, first_lanes(W));
-      }
-      // Lx needs every line's own x second difference.
-      const auto dx = [&](int p, int q) {
-        const double* l = line(p, q) + i;
-        return second(loadu(l - 1), loadu(l + 1), loadu(l), two);
-      };
-      const V lx = smoothed(dx(0, 0), dx(-1, 0), dx(1, 0), dx(0, -1), dx(0, 1), dx(-1, -1),
-                            dx(1, -1), dx(-1, 1), dx(1, 1));
-      finish27(c + i, out + i, lx, bp, bc, bn, cp, cc, cn, ax, ay, az);
-    }
-  }
-  by_vectors(i, n, edge);
-}
-
-/// The second differences a 27-point sweep keeps of one row j, c = u(0, j, k+1) for x in
-/// [0, n): into dx along x for x in [0, n) and, if dy, along y for x in [-1, n] (both of plane
-/// k+1); if dz, along z of plane k (rows c - 2 sz, c - sz, c) for x in [-1, n]. The outputs
-/// are on 64-byte lines at x = 0. One pass loads each input once: the x neighbours are
-/// shifted in from the vectors either side, and 2 c is shared by x and y. The same expression
-/// as `second` in the line kernels. Reads u only within x in [-1, n] (masked loads).
-inline void second_differences_row(const double* c, std::int64_t sy, std::int64_t sz, int n,
-                                   double* dx, double* dy, double* dz) {
-  const V two = opaque_two();
-  const auto load = [&](int x) {  // c from x, masked where it reaches beyond [-1, n]
-    return x >= 0 && x + W <= n + 1 ? loadu(c + x) : load_lanes(lanes_within(x, -1, n + 1), c + x);
-  };
-  V prev = zero(), cur = load(-W);
-  for (int x = -W; x < n + 1; x += W) {
-    const V next = load(x + W);
-    const V c2 = mul(two, cur);
-    const bool whole = x >= 0 && x + W <= n;
-    const V ddx = kShiftBeatsLoads || !whole
-                      ? sub(add(shift_in_low(cur, prev), shift_in_high(next, cur)), c2)
-                      : sub(add(loadu(c + x - 1), loadu(c + x + 1)), c2);
-    if (whole) {
-      // Whole vectors take unmasked loads and stores: with every vector masked this pass ran
-      // at 1.6-2.0e9 cells/s in cache, with only a row's ends masked at 1.9-2.5e9 (Zen 4).
-      store(dx + x, ddx);
-      if (dy) store(dy + x, sub(add(loadu(c + x - sy), loadu(c + x + sy)), c2));
-      if (dz) store(dz + x, second(loadu(c + x - 2 * sz), cur, loadu(c + x - sz), two));
-    } else {
-      const Mask m = lanes_within(x, -1, n + 1);
-      const auto at = [&](const double* p) { return load_lanes(m, p + x); };
-      store_lanes(dx + x, lanes_within(x, 0, n), ddx);
-      if (dy) store_lanes(dy + x, m, sub(add(at(c - sy), at(c + sy)), c2));
-      if (dz) store_lanes(dz + x, m, second(at(c - 2 * sz), cur, at(c - sz), two));
-    }
-    prev = cur;
-    cur = next;
-  }
-}
-
-/// One x-line of the 27-point update from second differences computed beforehand, each once
-/// for all the lines that share it (the sweep keeps them for three planes). dx[q+1][p+1]: the
-/// x second differences of the line (j+p, k+q) for x in [0, n); dy[q+1]: the y ones of the
-/// line (j, k+q), dz[p+1]: the z ones of (j+p, k), both for x in [-1, n]. All of them on
-/// 64-byte lines at x = 0 and readable to x = n + 7 (the lanes beyond n are loaded, never
-/// used). The same values in the same order as line27, with 33 instead of 57 additions per
-/// cell: a cell's share of the second differences is 6 additions here, 30 in line27. Where
-/// shifts beat loads (simd.hpp) the scratch loads are aligned; elsewhere the terms at x - 1
-/// and x + 1 are loaded unaligned from the scratch rows. Stream: non-temporal stores of the whole
-/// vectors (out on a 64-byte line), not fenced (publish_streamed).
-template <bool Stream>
-inline void line27_rows(const double* __restrict c, double* __restrict out, int n, std::int64_t sy,
-                        std::int64_t sz, const double* const (&dx)[3][3],
-                        const double* const (&dy)[3], const double* const (&dz)[3], double ax_,
-                        double ay_, double az_) {
-  const V ax = set1(ax_), ay = set1(ay_), az = set1(az_);
-  const V two = opaque_two();
-  const auto lx_at = [&](int i) {
-    const auto at = [&](int p, int q) { return load(dx[q + 1][p + 1] + i); };
-    return smoothed(at(0, 0), at(-1, 0), at(1, 0), at(0, -1), at(0, 1), at(-1, -1), at(1, -1),
-                    at(-1, 1), at(1, 1));
-  };
-  int i = 0;
-  if constexpr (kShiftBeatsLoads) {
-    V bp[3], bc[3], cp[3], cc[3];
-    for (int d = 0; d < 3; ++d) {
-      bp[d] = load_lanes(last_lane(), dy[d] - W);  // only the last lane (x = -1) is used
-      bc[d] = load(dy[d]);
-      cp[d] = load_lanes(last_lane(), dz[d] - W);
-      cc[d] = load(dz[d]);
-    }
-    for (; i + W <= n; i += W) {
-      V bn[3], cn[3];
-      for (int d = 0; d < 3; ++d) {
-        bn[d] = load(dy[d] + i + W);  // lane 0 (x = i + W <= n) is used
-        cn[d] = load(dz[d] + i + W);
-      }
-      finish27<Stream>(c + i, out + i, lx_at(i), bp, bc, bn, cp, cc, cn, ax, ay, az);
-    }
-  } else {
-    // The nine terms of Ly (Lz) loaded from the rows of dy (dz) at x - 1, x and x + 1, in the
-    // order smoothed_shifted gives them.
-    const auto smoothed_at = [&](const double* const(&d)[3], int x) {
-      return smoothed(load(d[1] + x), loadu(d[1] + x - 1), loadu(d[1] + x + 1), load(d[0] + x),
-                      load(d[2] + x), loadu(d[0] + x - 1), loadu(d[0] + x + 1), loadu(d[2] + x - 1),
-                      loadu(d[2] + x + 1));
-    };
-    for (; i + W <= n; i += W)
-      store27<Stream>(c + i, out + i, lx_at(i), smoothed_at(dy, i), smoothed_at(dz, i), ax, ay, az);
-  }
-  if (i < n) update27_masked(c, out, i, n - i, sy, sz, sz, ax, ay, az, two);
+  constexpr int kPiece = 256;
+  alignas(64) double scratch[rows27_scratch(kPiece)];
+  for (int x = 0; x < n; x += kPiece)
+    rows27<false>(c + x, out + x, n - x < kPiece ? n - x : kPiece, 1, sy, szb, sza, 0, scratch, ax,
+                  ay, az);
 }
 
 /// One x-line of a copy. Stream: non-temporal stores for the whole 64-byte lines of out,

@@ -121,6 +121,23 @@ TEST(LineKernels, EqualThePortableLoopsForEveryLengthAlignmentAndMode) {
             }
 }
 
+TEST(LineKernels, LongLinesOfThe27PointEqualThePortableLoop) {
+  // The 27-point line kernel works on pieces of 256 cells with its scratch on the stack: lines
+  // just below, at and beyond a piece, and of several pieces, must not show where they were cut.
+  const std::int64_t sy = 611, sz = sy * 4;
+  const std::vector<double> u = random_values(std::size_t(sz * 4), 11);
+  for (int n : {255, 256, 257, 300, 512, 600})
+    for (LineMode mode : {LineMode::Cached, LineMode::Prefetch}) {
+      const double* c = u.data() + sz + sy + 3;
+      std::vector<double> want(std::size_t(n), 0.0), got(std::size_t(n), 0.0);
+      line27_portable(c, want.data(), n, sy, sz, sz, 0.11, 0.07, 0.05);
+      stencil_line(27, c, got.data(), n, sy, sz, 0.11, 0.07, 0.05, mode);
+      for (int i = 0; i < n; ++i)
+        ASSERT_TRUE(same_bits(want[std::size_t(i)], got[std::size_t(i)]))
+            << "n=" << n << " mode=" << int(mode) << " at " << i;
+    }
+}
+
 TEST(LineKernels, TheBuildsVectorIsaHasItsKernels) {
   // The exactness tests here check the hand-vectorised kernels only where they are compiled
   // in: a build for AVX2 or AVX-512 that fell back to the portable loops would pass them all.
@@ -191,8 +208,8 @@ TEST(LineKernels, CachedSweepsAreBitIdenticalOnEveryRegionShape) {
   // Fields small enough to be swept in cache, and regions of every shape the steppers sweep:
   // the interior, the interior grown into a deep halo, slabs a few rows or planes thick (an
   // overlapped step's shell), lines shorter and longer than two vectors at odd offsets. The
-  // 27-point sweep shares second differences between lines where the region has enough rows
-  // and planes and takes the line kernel elsewhere: both must equal the portable loop.
+  // 27-point sweep shares its passes between the rows of a tile where the region has two rows
+  // or more and takes the line kernel elsewhere: both must equal the portable loop.
   const Box owned{{0, 0, 0}, {37, 26, 23}};
   Field u("u", owned, 2), v("v", owned, 2);
   fill_random(u, owned, 5);
@@ -210,12 +227,15 @@ TEST(LineKernels, CachedSweepsAreBitIdenticalOnEveryRegionShape) {
       in,
       in.grown(1),
       sub({0, 0, 0}, {16, 26, 23}),  // two vectors
-      sub({3, 5, 2}, {17, 4, 4}),    // the fewest rows and planes that share
-      sub({1, 0, 0}, {31, 3, 23}),   // too few rows
-      sub({0, 2, 9}, {37, 20, 3}),   // too few planes
+      sub({3, 5, 2}, {17, 4, 4}),    // a few rows and planes
+      sub({1, 0, 0}, {31, 3, 23}),   // three rows
+      sub({0, 2, 9}, {37, 20, 3}),   // three planes
       sub({0, 0, 22}, {37, 26, 1}),  // one plane
       sub({5, 1, 1}, {15, 24, 21}),  // lines shorter than two vectors
       sub({7, 0, 0}, {29, 26, 23}),  // lines that start and end off the 64-byte lines
+      sub({2, 3, 1}, {30, 1, 20}),   // one row: the line kernel
+      sub({0, 4, 0}, {37, 2, 23}),   // two rows
+      sub({4, 0, 0}, {8, 26, 23}),   // lines of one AVX-512 vector
   };
   for (int points : {7, 27})
     for (const Box& region : regions) {
