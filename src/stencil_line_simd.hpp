@@ -132,45 +132,51 @@ namespace rows27_detail {
 /// x in [-W, W*ceil(n/W) + W), which covers every lane the x pass loads.
 constexpr std::int64_t width(int n) { return std::int64_t(n + 7) / 8 * 8 + 16; }
 
-/// Z and Dz of the row at c (its cell x = 0; the planes below and above at c - below and
-/// c + above).
-inline void z_pass(const double* c, std::int64_t below, std::int64_t above, int n, double* z,
-                   double* dz, V two, V ten) {
-  for (int x = -W; x < n + W; x += W) {
-    V m, o, p;
-    if (x >= 0 && x + W <= n + 1) {
-      m = loadu(c + x - below), o = loadu(c + x), p = loadu(c + x + above);
-    } else {
-      const Mask k = lanes_within(x, -1, n + 1);
-      m = load_lanes(k, c + x - below), o = load_lanes(k, c + x), p = load_lanes(k, c + x + above);
-    }
-    store(z + x, smooth(m, o, p, ten));
-    store(dz + x, second(m, o, p, two));
-  }
+/// f(x, m, o, p) for the vectors x = -W, 0, W, ... below n + W of the row at c (its cell
+/// x = 0), m, o and p its cells in the planes below (c - below), at and above (c + above):
+/// loaded whole where the vector lies within x in [-1, n], masked (zero beyond) at the ends.
+template <class F>
+[[gnu::always_inline]] inline void for_columns(const double* c, std::int64_t below,
+                                               std::int64_t above, int n, const F& f) {
+  const auto masked = [&](int x) {
+    const Mask k = lanes_within(x, -1, n + 1);
+    f(x, load_lanes(k, c + x - below), load_lanes(k, c + x), load_lanes(k, c + x + above));
+  };
+  masked(-W);
+  int x = 0;
+  for (; x + W <= n + 1; x += W) f(x, loadu(c + x - below), loadu(c + x), loadu(c + x + above));
+  for (; x < n + W; x += W) masked(x);
 }
 
-/// The z pass of the row after a row (c: its cell x = 0) into z[2] and dz[2], and with it the
-/// y pass of the row: YZ, Ty and Tz from Z and Dz of the rows before (0), at (1) and after it
-/// (2). One loop, so that the row after's Z and Dz are used from registers.
+/// Z and Dz of the row at c.
+inline void z_pass(const double* c, std::int64_t below, std::int64_t above, int n, double* z,
+                   double* dz, V two, V ten) {
+  for_columns(
+      c, below, above, n, [&](int x, V m, V o, V p) __attribute__((always_inline)) {
+        store(z + x, smooth(m, o, p, ten));
+        store(dz + x, second(m, o, p, two));
+      });
+}
+
+/// The z pass of the row after a row (c: its cell x = 0) into z2 and dz2, and with it the y
+/// pass of the row: YZ, Ty and Tz from Z and Dz of the rows before (z0, dz0), at (z1, dz1) and
+/// after it. One loop, so that the row after's Z and Dz are used from registers. The row
+/// pointers are passed one by one, by value: the vector stores may alias anything, and
+/// pointers read through a reference would be read again after every store.
 inline void zy_pass(const double* c, std::int64_t below, std::int64_t above, int n,
-                    double* const (&z)[3], double* const (&dz)[3], double* yz, double* ty,
-                    double* tz, V two, V ten) {
-  for (int x = -W; x < n + W; x += W) {
-    V m, o, p;
-    if (x >= 0 && x + W <= n + 1) {
-      m = loadu(c + x - below), o = loadu(c + x), p = loadu(c + x + above);
-    } else {
-      const Mask k = lanes_within(x, -1, n + 1);
-      m = load_lanes(k, c + x - below), o = load_lanes(k, c + x), p = load_lanes(k, c + x + above);
-    }
-    const V zn = smooth(m, o, p, ten), dn = second(m, o, p, two);
-    store(z[2] + x, zn);
-    store(dz[2] + x, dn);
-    const V a = load(z[0] + x), b = load(z[1] + x);
-    store(yz + x, smooth(a, b, zn, ten));
-    store(ty + x, second(a, b, zn, two));
-    store(tz + x, smooth(load(dz[0] + x), load(dz[1] + x), dn, ten));
-  }
+                    const double* z0, const double* z1, double* z2, const double* dz0,
+                    const double* dz1, double* dz2, double* yz, double* ty, double* tz, V two,
+                    V ten) {
+  for_columns(
+      c, below, above, n, [&](int x, V m, V o, V p) __attribute__((always_inline)) {
+        const V zn = smooth(m, o, p, ten), dn = second(m, o, p, two);
+        store(z2 + x, zn);
+        store(dz2 + x, dn);
+        const V a = load(z0 + x), b = load(z1 + x);
+        store(yz + x, smooth(a, b, zn, ten));
+        store(ty + x, second(a, b, zn, two));
+        store(tz + x, smooth(load(dz0 + x), load(dz1 + x), dn, ten));
+      });
 }
 
 /// The update of the row at c into out: c + ax*Lx + ay*Ly + az*Lz. Stream: non-temporal stores
@@ -179,7 +185,7 @@ template <bool Stream>
 inline void x_pass(const double* c, double* out, int n, const double* yz, const double* ty,
                    const double* tz, V ax, V ay, V az, V two, V ten) {
   const V scale = set1(1.0 / 144.0);
-  const auto update = [&](int i, V u) {
+  const auto update = [&](int i, V u) __attribute__((always_inline)) {
     const V lx = mul(second(loadu(yz + i - 1), load(yz + i), loadu(yz + i + 1), two), scale);
     const V ly = mul(smooth(loadu(ty + i - 1), load(ty + i), loadu(ty + i + 1), ten), scale);
     const V lz = mul(smooth(loadu(tz + i - 1), load(tz + i), loadu(tz + i + 1), ten), scale);
@@ -225,9 +231,8 @@ inline void rows27(const double* c, double* out, int n, int rows, std::int64_t s
   z_pass(c, below, above, n, row(1), row(4), two, ten);
   for (int j = 0; j < rows; ++j) {
     const int before = j % 3, here = (j + 1) % 3, after = (j + 2) % 3;
-    double* const z[3] = {row(before), row(here), row(after)};
-    double* const dz[3] = {row(3 + before), row(3 + here), row(3 + after)};
-    zy_pass(c + (j + 1) * sy, below, above, n, z, dz, row(6), row(7), row(8), two, ten);
+    zy_pass(c + (j + 1) * sy, below, above, n, row(before), row(here), row(after), row(3 + before),
+            row(3 + here), row(3 + after), row(6), row(7), row(8), two, ten);
     x_pass<Stream>(c + j * sy, out + j * out_sy, n, row(6), row(7), row(8), ax, ay, az, two, ten);
   }
 }
