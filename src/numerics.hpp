@@ -11,7 +11,8 @@
 //                     Dx(dy,dz) = u(-1,dy,dz) + u(1,dy,dz) - 2*u(0,dy,dz),  s(0)=10, s(+-1)=1
 //                     isotropic weights (a/48): centre -200, face 20, edge 6, corner 1
 //                     evaluated as one-dimensional passes (smoothing S_d, second difference
-//                     D_d): Lx = D_x S_y S_z u, Ly = S_x D_y S_z u, Lz = S_x S_y D_z u, /144
+//                     D_d): Lx = D_x S_y S_z u, Ly = S_x D_y S_z u, Lz = S_x S_y D_z u, /144,
+//                     the pass along x shared by the three terms (see diffusion27)
 //   its stability:    max over x in [0,1]^3 of sum_d 2*a_d*x_d*(1-x_e/3)*(1-x_f/3) <= 1
 //   digest            sum over cells of splitmix64(splitmix64(g) ^ bits(u)) mod 2^64
 //
@@ -63,42 +64,43 @@ KOKKOS_INLINE_FUNCTION double diffusion7(double c, double w, double e, double s,
 
 /// The two one-dimensional operators the 27-point update is made of, on a cell's neighbours
 /// m (at -1), c (at 0) and p (at +1) along one dimension, left to right: the second difference
-/// m + p - 2c and the smoothing m + 10c + p (the weights s = [1 10 1], normalised once at the
-/// end by 1/144).
+/// m + p - 2c and the smoothing m + p + 10c (the weights s = [1 10 1], normalised once at the
+/// end by 1/144). Both begin with m + p, so a pass that makes both adds three times, not four.
 KOKKOS_INLINE_FUNCTION double second_difference(double m, double c, double p) {
   return m + p - 2.0 * c;
 }
-KOKKOS_INLINE_FUNCTION double smoothing(double m, double c, double p) { return m + 10.0 * c + p; }
+KOKKOS_INLINE_FUNCTION double smoothing(double m, double c, double p) { return m + p + 10.0 * c; }
 
 /// The 27-point (box) update v = c + ax*Lx + ay*Ly + az*Lz, L_d the second difference along d
 /// smoothed by s = [1 10 1]/12 in both other dimensions. Separable, so it is evaluated as
 /// passes along one dimension each, in this order:
 ///   Z  = S_z u,  Dz = D_z u                  (per cell of the rows j-1..j+1)
 ///   YZ = S_y Z,  Ty = D_y Z,  Tz = S_y Dz    (per cell of row j)
-///   Lx = D_x YZ / 144,  Ly = S_x Ty / 144,  Lz = S_x Tz / 144
-/// Each intermediate is shared by the cells around it, so a sweep computes each once per cell
-/// (stencil_line_simd.hpp): 19 additions per cell, where the nine second differences per
-/// dimension summed with their weights in one expression need 33 even when shared. With
-/// ax = ay = az = a this is the compact isotropic Laplacian (a/48)*(-200 c + 20 sum(faces) +
-/// 6 sum(edges) + sum(corners)). `u(dx, dy, dz)` returns the cell at offset (dx, dy, dz) from
-/// the updated one.
+///   P  = ax*YZ,  W = ay*Ty + az*Tz
+///   v  = c + (D_x P + S_x W) / 144
+/// and the last pass along x shares the neighbours of its two operators: D_x P + S_x W =
+/// (P + W)(x-1) + (P + W)(x+1) + (10 W - 2 P)(x), so it reads two values per cell, A = P + W
+/// and B = 10 W - 2 P, and adds three times. Each intermediate is shared by the cells around
+/// it, so a sweep computes each once per cell (stencil_line_simd.hpp): 14 additions per cell,
+/// where the nine second differences per dimension summed with their weights in one
+/// expression need 33 even when shared. With ax = ay = az = a this is the compact isotropic
+/// Laplacian (a/48)*(-200 c + 20 sum(faces) + 6 sum(edges) + sum(corners)). `u(dx, dy, dz)`
+/// returns the cell at offset (dx, dy, dz) from the updated one.
 template <class U>
 KOKKOS_INLINE_FUNCTION double diffusion27(const U& u, double ax, double ay, double az) {
-  double yz[3], ty[3], tz[3];
+  double a[3], b = 0;
   for (int dx = -1; dx <= 1; ++dx) {
     double z[3], dz[3];
     for (int dy = -1; dy <= 1; ++dy) {
       z[dy + 1] = smoothing(u(dx, dy, -1), u(dx, dy, 0), u(dx, dy, 1));
       dz[dy + 1] = second_difference(u(dx, dy, -1), u(dx, dy, 0), u(dx, dy, 1));
     }
-    yz[dx + 1] = smoothing(z[0], z[1], z[2]);
-    ty[dx + 1] = second_difference(z[0], z[1], z[2]);
-    tz[dx + 1] = smoothing(dz[0], dz[1], dz[2]);
+    const double p = ax * smoothing(z[0], z[1], z[2]);
+    const double w = ay * second_difference(z[0], z[1], z[2]) + az * smoothing(dz[0], dz[1], dz[2]);
+    a[dx + 1] = p + w;
+    if (dx == 0) b = 10.0 * w - 2.0 * p;
   }
-  const double lx = second_difference(yz[0], yz[1], yz[2]) * (1.0 / 144.0);
-  const double ly = smoothing(ty[0], ty[1], ty[2]) * (1.0 / 144.0);
-  const double lz = smoothing(tz[0], tz[1], tz[2]) * (1.0 / 144.0);
-  return u(0, 0, 0) + ax * lx + ay * ly + az * lz;
+  return u(0, 0, 0) + (a[0] + a[2] + b) * (1.0 / 144.0);
 }
 
 /// Stability number of the 27-point scheme: max over Fourier modes of (1 - g)/2, g the

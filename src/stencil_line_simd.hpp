@@ -115,18 +115,19 @@ inline void line7(const double* __restrict c, double* __restrict out, int n, std
 }
 
 /// The 27-point update's one-dimensional operators on W lanes (numerics.hpp), left to right:
-/// the second difference m + p - 2c and the smoothing m + 10c + p.
-inline V second(V m, V c, V p, V two) { return sub(add(m, p), mul(two, c)); }
-inline V smooth(V m, V c, V p, V ten) { return add(add(m, mul(ten, c)), p); }
+/// the second difference m + p - 2c and the smoothing m + p + 10c, from the sum m + p.
+inline V second_of(V sum, V c, V two) { return sub(sum, mul(two, c)); }
+inline V smooth_of(V sum, V c, V ten) { return add(sum, mul(ten, c)); }
 
 /// The 27-point update as passes along one dimension each (numerics.hpp, diffusion27), every
 /// intermediate computed once per cell and kept in scratch rows that stay in the L1: the z pass
-/// makes Z = S_z u and Dz = D_z u of a row, the y pass YZ = S_y Z, Ty = D_y Z and Tz = S_y Dz
-/// of a row from the three rows around it, the x pass the update from YZ, Ty and Tz at x - 1,
-/// x and x + 1. Each pass reads whole vectors of its rows; only u is read with masks, within
-/// x in [-1, n]. Where the one-expression form of the same stencil loads 28 vectors per vector
-/// of cells (six of them split across cache lines on AVX2) and adds 33 times per cell, these
-/// passes load 19 and add 19 times.
+/// makes Z = S_z u and Dz = D_z u of a row; the y pass makes YZ = S_y Z, Ty = D_y Z and
+/// Tz = S_y Dz of a row from the three rows around it and folds them with the coefficients
+/// into A = P + W and B = 10 W - 2 P (P = ax YZ, W = ay Ty + az Tz); the x pass makes the
+/// update from A at x - 1 and x + 1 and B at x. Each pass reads whole vectors of its rows;
+/// only u is read with masks, within x in [-1, n]. Where the one-expression form of the same
+/// stencil loads 28 vectors per vector of cells (six of them split across cache lines on AVX2)
+/// and adds 33 times per cell, these passes load 11 and add 14 times.
 namespace rows27_detail {
 /// A scratch row holds x in [-8, width - 8), x = 0 on a 64-byte line; the z and y passes write
 /// x in [-W, W*ceil(n/W) + W), which covers every lane the x pass loads.
@@ -153,45 +154,45 @@ inline void z_pass(const double* c, std::int64_t below, std::int64_t above, int 
                    double* dz, V two, V ten) {
   for_columns(
       c, below, above, n, [&](int x, V m, V o, V p) __attribute__((always_inline)) {
-        store(z + x, smooth(m, o, p, ten));
-        store(dz + x, second(m, o, p, two));
+        const V mp = add(m, p);
+        store(z + x, smooth_of(mp, o, ten));
+        store(dz + x, second_of(mp, o, two));
       });
 }
 
 /// The z pass of the row after a row (c: its cell x = 0) into z2 and dz2, and with it the y
 /// pass of the row: YZ, Ty and Tz from Z and Dz of the rows before (z0, dz0), at (z1, dz1) and
-/// after it. One loop, so that the row after's Z and Dz are used from registers. The row
-/// pointers are passed one by one, by value: the vector stores may alias anything, and
-/// pointers read through a reference would be read again after every store.
+/// after it, folded into A and B. One loop, so that the row after's Z and Dz are used from
+/// registers. The row pointers are passed one by one, by value: the vector stores may alias
+/// anything, and pointers read through a reference would be read again after every store.
 inline void zy_pass(const double* c, std::int64_t below, std::int64_t above, int n,
                     const double* z0, const double* z1, double* z2, const double* dz0,
-                    const double* dz1, double* dz2, double* yz, double* ty, double* tz, V two,
-                    V ten) {
+                    const double* dz1, double* dz2, double* a_row, double* b_row, V ax, V ay, V az,
+                    V two, V ten) {
   for_columns(
       c, below, above, n, [&](int x, V m, V o, V p) __attribute__((always_inline)) {
-        const V zn = smooth(m, o, p, ten), dn = second(m, o, p, two);
+        const V mp = add(m, p);
+        const V zn = smooth_of(mp, o, ten), dn = second_of(mp, o, two);
         store(z2 + x, zn);
         store(dz2 + x, dn);
-        const V a = load(z0 + x), b = load(z1 + x);
-        store(yz + x, smooth(a, b, zn, ten));
-        store(ty + x, second(a, b, zn, two));
-        store(tz + x, smooth(load(dz0 + x), load(dz1 + x), dn, ten));
+        const V z1x = load(z1 + x), zs = add(load(z0 + x), zn);
+        const V pv = mul(ax, smooth_of(zs, z1x, ten));
+        const V wv = add(mul(ay, second_of(zs, z1x, two)),
+                         mul(az, smooth_of(add(load(dz0 + x), dn), load(dz1 + x), ten)));
+        store(a_row + x, add(pv, wv));
+        store(b_row + x, sub(mul(ten, wv), mul(two, pv)));
       });
 }
 
-/// The update of the row at c into out: c + ax*Lx + ay*Ly + az*Lz. Stream: non-temporal stores
-/// of the whole vectors (out on a 64-byte line), not fenced (publish_streamed).
+/// The update of the row at c into out: c + (A(x-1) + A(x+1) + B(x)) / 144. Stream:
+/// non-temporal stores of the whole vectors (out on a 64-byte line), not fenced
+/// (publish_streamed).
 template <bool Stream>
-inline void x_pass(const double* c, double* out, int n, const double* yz, const double* ty,
-                   const double* tz, V ax, V ay, V az, V two, V ten) {
+inline void x_pass(const double* c, double* out, int n, const double* a_row, const double* b_row) {
   const V scale = set1(1.0 / 144.0);
   const auto update = [&](int i, V u) __attribute__((always_inline)) {
-    const V lx = mul(second(loadu(yz + i - 1), load(yz + i), loadu(yz + i + 1), two), scale);
-    const V ly = mul(smooth(loadu(ty + i - 1), load(ty + i), loadu(ty + i + 1), ten), scale);
-    const V lz = mul(smooth(loadu(tz + i - 1), load(tz + i), loadu(tz + i + 1), ten), scale);
-    V r = add(u, mul(ax, lx));
-    r = add(r, mul(ay, ly));
-    return add(r, mul(az, lz));
+    return add(u,
+               mul(add(add(loadu(a_row + i - 1), loadu(a_row + i + 1)), load(b_row + i)), scale));
   };
   int i = 0;
   for (; i + W <= n; i += W) {
@@ -209,7 +210,7 @@ inline void x_pass(const double* c, double* out, int n, const double* yz, const 
 }  // namespace rows27_detail
 
 /// Doubles of scratch that rows27 needs for rows of n cells (64-byte aligned).
-constexpr std::int64_t rows27_scratch(int n) { return 9 * rows27_detail::width(n); }
+constexpr std::int64_t rows27_scratch(int n) { return 8 * rows27_detail::width(n); }
 
 /// The 27-point update of `rows` consecutive x-lines of one plane: c = u(0, 0, k), row j at
 /// c + j sy, the planes below and above at c - below and c + above; out likewise with rows
@@ -225,15 +226,15 @@ inline void rows27(const double* c, double* out, int n, int rows, std::int64_t s
   const V ax = set1(ax_), ay = set1(ay_), az = set1(az_);
   const V two = opaque_two(), ten = set1(10.0);
   const std::int64_t w = width(n);
-  // Z of row j in ring slot (j + 1) % 3, Dz in 3 + that slot; YZ, Ty, Tz in 6, 7, 8.
+  // Z of row j in ring slot (j + 1) % 3, Dz in 3 + that slot; A and B in 6 and 7.
   const auto row = [&](int r) { return scratch + r * w + 8; };
   z_pass(c - sy, below, above, n, row(0), row(3), two, ten);
   z_pass(c, below, above, n, row(1), row(4), two, ten);
   for (int j = 0; j < rows; ++j) {
     const int before = j % 3, here = (j + 1) % 3, after = (j + 2) % 3;
     zy_pass(c + (j + 1) * sy, below, above, n, row(before), row(here), row(after), row(3 + before),
-            row(3 + here), row(3 + after), row(6), row(7), row(8), two, ten);
-    x_pass<Stream>(c + j * sy, out + j * out_sy, n, row(6), row(7), row(8), ax, ay, az, two, ten);
+            row(3 + here), row(3 + after), row(6), row(7), ax, ay, az, two, ten);
+    x_pass<Stream>(c + j * sy, out + j * out_sy, n, row(6), row(7));
   }
 }
 
