@@ -14,6 +14,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <new>
 
 #include "numerics.hpp"
 #include "stencil_line_simd.hpp"
@@ -149,6 +152,32 @@ KOKKOS_INLINE_FUNCTION void stencil_line_planes(int points, const double* __rest
     line27(c, out, n, sy, below, above, ax, ay, az, mode);
   else
     line7(c, out, n, sy, below, above, ax, ay, az, mode);
+}
+
+/// `rows` consecutive x-lines of the `points`-point update of one plane: row j at c + j sy and
+/// out + j out_sy, planes below and above at c - below and c + above. The vector 27-point
+/// kernel shares its z passes between the rows (simd::rows27, with a scratch per thread that
+/// grows to the longest line it has seen); every other case runs line by line.
+inline void stencil_rows(int points, const double* c, double* out, int n, int rows, std::int64_t sy,
+                         std::int64_t below, std::int64_t above, std::int64_t out_sy, double ax,
+                         double ay, double az, LineMode mode = LineMode::Cached) {
+#if defined(MINIAPP_HAVE_SIMD_LINES)
+  if (points == 27 && n >= kShortLine && rows > 1) {
+    thread_local std::unique_ptr<double[], void (*)(void*)> scratch(nullptr, std::free);
+    thread_local std::int64_t size = 0;
+    const std::int64_t need = simd::rows27_scratch(n);
+    if (need > size) {
+      scratch.reset(static_cast<double*>(std::aligned_alloc(64, std::size_t(need) * 8)));
+      if (!scratch) throw std::bad_alloc();
+      size = need;
+    }
+    simd::rows27<false>(c, out, n, rows, sy, below, above, out_sy, scratch.get(), ax, ay, az);
+    return;
+  }
+#endif
+  for (int j = 0; j < rows; ++j)
+    stencil_line_planes(points, c + j * sy, out + j * out_sy, n, sy, below, above, ax, ay, az,
+                        mode);
 }
 
 /// The x ghosts of the 7-point line just computed at out from c, where x is periodic over one

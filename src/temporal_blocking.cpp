@@ -359,12 +359,12 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
                                             : slot_of(s - 1, z + 1) - in_plane;
         const std::int64_t in_sy = s == 0 ? in_u.sy : sx;
         double* out_plane = s == k - 1 ? nullptr : slot_of(s, z);
-        for (int j = R.lo[1]; j < R.hi[1]; ++j) {
-          const double* c = s == 0 ? in_u.p + in_u.at(R.lo[0], j, z) : at(in_plane, R.lo[0], j);
-          double* o = s == k - 1 ? out_v.p + out_v.at(R.lo[0], j, z) : at(out_plane, R.lo[0], j);
-          stencil_line_planes(points_, c, o, R.extent(0), in_sy, below, above, a.ax, a.ay, a.az,
-                              s == 0 ? first_mode : LineMode::Cached);
-        }
+        const int j = R.lo[1];
+        const double* c = s == 0 ? in_u.p + in_u.at(R.lo[0], j, z) : at(in_plane, R.lo[0], j);
+        double* o = s == k - 1 ? out_v.p + out_v.at(R.lo[0], j, z) : at(out_plane, R.lo[0], j);
+        const std::int64_t out_sy = s == k - 1 ? out_v.sy : sx;
+        stencil_rows(points_, c, o, R.extent(0), R.extent(1), in_sy, below, above, out_sy, a.ax,
+                     a.ay, a.az, s == 0 ? first_mode : LineMode::Cached);
         if (s < k - 1) {
           fill_xy(s, z);
           if (z_fill[0] && z == h) fill_z_ghost(s, h - 1, h, 0);
