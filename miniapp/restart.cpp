@@ -7,6 +7,7 @@
 #include "mpi_utils.hpp"
 #include "preflight.hpp"
 #include "text.hpp"
+#include "version.hpp"
 
 namespace miniapp {
 
@@ -92,6 +93,15 @@ Restart prepare_restart(const Config& config, MPI_Comm comm) {
              " (checkpoint format 1): its attributes carry no run digest, so edits to them go "
              "unnoticed, and it does not record --sine-mode (" +
              joined(r.config.sine_mode) + " is taken from the command line)";
+  else if (r.config.stencil == 27 && r.meta.provenance.miniapp_version.rfind("0.1.", 0) == 0)
+    r.note = "--restart " + r.path + " was written by miniapp " +
+             r.meta.provenance.miniapp_version +
+             ", whose 27-point stencil rounds differently "
+             "from this version's (" +
+             kVersion +
+             "; the same stencil): the run continues the "
+             "same problem, but not bit for bit as the uninterrupted run of " +
+             r.meta.provenance.miniapp_version + " would";
   return r;
 }
 
