@@ -41,22 +41,22 @@ struct OpCount {
 /// then three scaled terms summed.
 inline constexpr OpCount kLine7Ops{9, 4};
 #if defined(MINIAPP_HAVE_SIMD_LINES)
-/// The vector 27-point line (rows27 on one row): the z passes of its three rows (3 x (4 + 2)),
-/// the y pass with the coefficients folded in (9 + 8) and the x pass (3 + 1).
-inline constexpr OpCount kLine27Ops{24, 15};
+/// The vector 27-point line (rows27 on one row): the z passes of its three rows (3 x (3 + 2)),
+/// the y pass with the coefficients folded in (8 + 8) and the x pass (3 + 1).
+inline constexpr OpCount kLine27Ops{20, 15};
 /// The 27-point sweep (rows27 on runs of rows), each intermediate once per cell: the z pass
-/// (4 + 2), the y pass (9 + 8) and the x pass (3 + 1). The two rows before each tile's are
+/// (3 + 2), the y pass (8 + 8) and the x pass (3 + 1). The two rows before each tile's are
 /// computed too, a few per cent more.
-inline constexpr OpCount kSweep27Ops{16, 11};
+inline constexpr OpCount kSweep27Ops{14, 11};
 #else
 /// The portable 27-point line as written (the compiler may share a few terms between cells).
 inline constexpr OpCount kLine27Ops{63, 39};
 inline constexpr OpCount kSweep27Ops = kLine27Ops;
 #endif
 /// The fewest the 27-point expression allows, with every intermediate shared between cells
-/// (numerics.hpp): Z and Dz (4 + 2), YZ, Ty and Tz (6 + 3), P, W, A and B (3 + 5), the update
-/// (3 + 1).
-inline constexpr OpCount kLeast27Ops{16, 11};
+/// (numerics.hpp): Z and Dz from m + p (3 + 2), YZ, Ty and Tz (5 + 3), P, W, A and B (3 + 5),
+/// the update (3 + 1).
+inline constexpr OpCount kLeast27Ops{14, 11};
 
 /// The operations per cell update of the plain `points`-point sweep of this build.
 inline constexpr OpCount sweep_ops(int points) { return points == 27 ? kSweep27Ops : kLine7Ops; }
