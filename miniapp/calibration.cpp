@@ -100,9 +100,10 @@ HaloWidthChoice choose_halo_width(const Config& config, const Roofline* roofline
   in.memory_rate = copy.bound() / nranks;
   // The full default sample (a few ms): with fewer, one disturbed sample on one rank halved the
   // rate and the choice fell back to plain sweeps.
-  // Blocked rounds run the line kernels (the plain 27-point sweep shares more between lines).
+  // Blocked rounds give each plane's rows to stencil_rows; the plain sweep has tiles and stores
+  // of its own.
   in.cache_rate =
-      reduce_stat(in_cache_sweep_rate(config.stencil, 30, InCacheKernels::Lines), comm).min;
+      reduce_stat(in_cache_sweep_rate(config.stencil, 30, InCacheKernels::Rows), comm).min;
   {
     // The plain sweep of this block, from memory as in the run (its own pair of fields, freed
     // before the run's are allocated), with the stores the run's plain sweeps would take: the

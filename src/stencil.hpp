@@ -46,10 +46,10 @@ bool apply_stencil(int points, const Field& u, Field& v, const Box& region, cons
                    bool flat_z, SweepStores stores = SweepStores::Auto,
                    XGhosts x_ghosts = XGhosts::Leave);
 
-/// The kernels in_cache_sweep_rate times: the plain sweep's (apply_stencil), or the line kernels
-/// alone, which temporal blocking's rounds run (the 27-point plain sweep shares its z passes
-/// between the rows of a tile; a line kernel computes three rows of them per line).
-enum class InCacheKernels { Sweep, Lines };
+/// The kernels in_cache_sweep_rate times: the plain sweep's (apply_stencil), or those temporal
+/// blocking's rounds run, each plane's rows with one call of stencil_rows (stencil_line.hpp),
+/// ordinary stores, no tiles.
+enum class InCacheKernels { Sweep, Rows };
 
 /// Cell updates/s of the `points`-point sweep when its data stays in cache: a block of long
 /// x-lines small enough for each thread's share to sit in its L2, swept `reps` times after a
