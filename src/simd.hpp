@@ -35,7 +35,6 @@ inline constexpr bool kShiftBeatsLoads = true;
 inline constexpr bool kPrefetchLeadingPlane = true;
 
 inline V set1(double a) { return _mm512_set1_pd(a); }
-inline V zero() { return _mm512_setzero_pd(); }
 inline V add(V a, V b) { return _mm512_add_pd(a, b); }
 inline V sub(V a, V b) { return _mm512_sub_pd(a, b); }
 inline V mul(V a, V b) { return _mm512_mul_pd(a, b); }
@@ -94,7 +93,6 @@ inline constexpr bool kShiftBeatsLoads = false;
 inline constexpr bool kPrefetchLeadingPlane = false;
 
 inline V set1(double a) { return _mm256_set1_pd(a); }
-inline V zero() { return _mm256_setzero_pd(); }
 inline V add(V a, V b) { return _mm256_add_pd(a, b); }
 inline V sub(V a, V b) { return _mm256_sub_pd(a, b); }
 inline V mul(V a, V b) { return _mm256_mul_pd(a, b); }

@@ -2,9 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
-#include <memory>
-#include <new>
 #include <stdexcept>
 #include <vector>
 
@@ -46,25 +43,6 @@ void sweep_lines(const char* label, const Field& u, const Box& region, SweepStor
 }
 
 #if defined(MINIAPP_HAVE_SIMD_LINES)
-/// Memory for the 27-point sweep's scratch rows, kept from sweep to sweep: the sweep runs every
-/// step, and fresh memory would be faulted in page by page each time. `fresh` when just
-/// allocated: each thread then zeroes its own part first, so that its pages are first touched
-/// near it.
-struct SweepScratch {
-  double* data = nullptr;
-  bool fresh = false;
-};
-SweepScratch sweep_scratch(std::size_t doubles) {
-  static std::unique_ptr<double[], void (*)(void*)> buffer(nullptr, std::free);
-  static std::size_t size = 0;
-  if (doubles <= size) return {buffer.get(), false};
-  const std::size_t bytes = (doubles * sizeof(double) + 63) / 64 * 64;
-  buffer.reset(static_cast<double*>(std::aligned_alloc(64, bytes)));
-  if (!buffer) throw std::bad_alloc();
-  size = doubles;
-  return {buffer.get(), true};
-}
-
 /// Rows of the fields per tile of the 27-point sweep, for lines of `width` doubles: the three
 /// input planes and the output plane of a tile's rows in about half of a 512 KiB L2, so that
 /// the planes below and at k are still there when the tile reaches k + 1.
@@ -74,9 +52,9 @@ int sweep27_tile_rows(std::int64_t width, int ny) {
 }
 
 /// The 27-point sweep with every intermediate of its one-dimensional passes computed once per
-/// cell (stencil_line_simd.hpp, rows27). Each thread marches tiles of rows up through its run
-/// of planes; per plane, a tile's rows share their z passes in a ring of scratch rows that
-/// stays in the L1.
+/// cell (stencil_line_simd.hpp, rows27, through stencil_rows). Each thread marches tiles of rows
+/// up through its run of planes; per plane, a tile's rows share their z passes in a ring of
+/// scratch rows that stays in the L1.
 void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficients& a,
                     SweepStores stores) {
   const int nx = region.extent(0), ny = region.extent(1), nz = region.extent(2);
@@ -92,8 +70,6 @@ void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficie
   const int rows = (ny + tiles - 1) / tiles;
   tiles = (ny + rows - 1) / rows;
   const std::int64_t pieces = std::int64_t(tiles) * chunks;
-  const std::int64_t per_thread = (simd::rows27_scratch(nx) + 7) / 8 * 8;
-  const SweepScratch scratch = sweep_scratch(std::size_t(per_thread * threads));
   const double* up = u.data();
   double* vp = v.data();
   const Field f = u;
@@ -104,12 +80,11 @@ void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficie
   const bool stream =
       sweep_mode(u, stores) == LineMode::Stream &&
       reinterpret_cast<std::uintptr_t>(vp + f.index(lo[0], lo[1], lo[2])) % 64 == 0 && sy % 8 == 0;
+  const LineMode mode = stream ? LineMode::Stream : LineMode::Cached;
   Kokkos::parallel_for(
       "miniapp::stencil::27pt",
       Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(0, threads),
       KOKKOS_LAMBDA(const int t) {
-        double* const mine = scratch.data + t * per_thread;
-        if (scratch.fresh) std::fill(mine, mine + per_thread, 0.0);
         for (std::int64_t piece = pieces * t / threads; piece < pieces * (t + 1) / threads;
              ++piece) {
           const int j0 = lo[1] + int(piece % tiles) * rows;
@@ -117,12 +92,7 @@ void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficie
           const auto kr = block_range(nz, chunks, int(piece / tiles));
           for (int k = lo[2] + kr[0]; k < lo[2] + kr[1]; ++k) {
             const std::int64_t base = f.index(lo[0], j0, k);
-            if (stream)
-              simd::rows27<true>(up + base, vp + base, nx, j1 - j0, sy, sz, sz, sy, mine, ax, ay,
-                                 az);
-            else
-              simd::rows27<false>(up + base, vp + base, nx, j1 - j0, sy, sz, sz, sy, mine, ax, ay,
-                                  az);
+            stencil_rows(27, up + base, vp + base, nx, j1 - j0, sy, sz, sz, sy, ax, ay, az, mode);
           }
         }
         if (stream) publish_streamed();

@@ -157,7 +157,9 @@ KOKKOS_INLINE_FUNCTION void stencil_line_planes(int points, const double* __rest
 /// `rows` consecutive x-lines of the `points`-point update of one plane: row j at c + j sy and
 /// out + j out_sy, planes below and above at c - below and c + above. The vector 27-point
 /// kernel shares its z passes between the rows (simd::rows27, with a scratch per thread that
-/// grows to the longest line it has seen); every other case runs line by line.
+/// grows to the longest line it has seen, first touched by its thread; LineMode::Stream:
+/// non-temporal stores, each output row on a 64-byte line, not fenced); every other case runs
+/// line by line.
 inline void stencil_rows(int points, const double* c, double* out, int n, int rows, std::int64_t sy,
                          std::int64_t below, std::int64_t above, std::int64_t out_sy, double ax,
                          double ay, double az, LineMode mode = LineMode::Cached) {
@@ -171,7 +173,10 @@ inline void stencil_rows(int points, const double* c, double* out, int n, int ro
       if (!scratch) throw std::bad_alloc();
       size = need;
     }
-    simd::rows27<false>(c, out, n, rows, sy, below, above, out_sy, scratch.get(), ax, ay, az);
+    if (mode == LineMode::Stream)
+      simd::rows27<true>(c, out, n, rows, sy, below, above, out_sy, scratch.get(), ax, ay, az);
+    else
+      simd::rows27<false>(c, out, n, rows, sy, below, above, out_sy, scratch.get(), ax, ay, az);
     return;
   }
 #endif

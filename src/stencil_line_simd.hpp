@@ -133,6 +133,15 @@ namespace rows27_detail {
 /// x in [-W, W*ceil(n/W) + W), which covers every lane the x pass loads.
 constexpr std::int64_t width(int n) { return std::int64_t(n + 7) / 8 * 8 + 16; }
 
+/// Z = S_z u and Dz = D_z u of one vector from its cells below (m), at (o) and above (p).
+struct ZColumn {
+  V z, dz;
+};
+inline ZColumn z_column(V m, V o, V p, V two, V ten) {
+  const V mp = add(m, p);
+  return {smooth_of(mp, o, ten), second_of(mp, o, two)};
+}
+
 /// f(x, m, o, p) for the vectors x = -W, 0, W, ... below n + W of the row at c (its cell
 /// x = 0), m, o and p its cells in the planes below (c - below), at and above (c + above):
 /// loaded whole where the vector lies within x in [-1, n], masked (zero beyond) at the ends.
@@ -154,9 +163,9 @@ inline void z_pass(const double* c, std::int64_t below, std::int64_t above, int 
                    double* dz, V two, V ten) {
   for_columns(
       c, below, above, n, [&](int x, V m, V o, V p) __attribute__((always_inline)) {
-        const V mp = add(m, p);
-        store(z + x, smooth_of(mp, o, ten));
-        store(dz + x, second_of(mp, o, two));
+        const ZColumn zc = z_column(m, o, p, two, ten);
+        store(z + x, zc.z);
+        store(dz + x, zc.dz);
       });
 }
 
@@ -171,8 +180,8 @@ inline void zy_pass(const double* c, std::int64_t below, std::int64_t above, int
                     V two, V ten) {
   for_columns(
       c, below, above, n, [&](int x, V m, V o, V p) __attribute__((always_inline)) {
-        const V mp = add(m, p);
-        const V zn = smooth_of(mp, o, ten), dn = second_of(mp, o, two);
+        const ZColumn zc = z_column(m, o, p, two, ten);
+        const V zn = zc.z, dn = zc.dz;
         store(z2 + x, zn);
         store(dz2 + x, dn);
         const V z1x = load(z1 + x), zs = add(load(z0 + x), zn);
