@@ -30,13 +30,29 @@ namespace miniapp {
 enum class LineMode { Cached, Prefetch, Stream };
 
 /// Floating-point operations per cell update of a line kernel, for the arithmetic ceiling of
-/// core_rate.hpp: additions (subtractions included) and multiplications. No fused
-/// multiply-adds: the contract forbids contraction.
+/// core_rate.hpp, counted by the units that run them: additions (subtractions included) and
+/// multiplications. The contract forbids contraction; the one fused operation the vector
+/// kernels use, sum - 2c (simd::minus_twice, the same bits), runs on the multipliers and counts
+/// as one multiplication in place of an addition and a multiplication.
 struct OpCount {
   int adds = 0;
   int muls = 0;
 };
 
+#if defined(MINIAPP_HAVE_SIMD_LINES) && defined(MINIAPP_FUSED_DOUBLING)
+/// The vector 7-point line: three sums m + p, three fused m + p - 2c, three scaled terms summed.
+inline constexpr OpCount kLine7Ops{6, 6};
+/// The vector 27-point line (rows27 on one row): the z passes of its three rows (3 x (2 + 2)),
+/// the y pass with the coefficients folded in (6 + 8) and the x pass (3 + 1).
+inline constexpr OpCount kLine27Ops{15, 15};
+/// The 27-point sweep (rows27 on runs of rows), each intermediate once per cell: the z pass
+/// (2 + 2), the y pass (6 + 8) and the x pass (3 + 1). The two rows before each tile's are
+/// computed too, a few per cent more.
+inline constexpr OpCount kSweep27Ops{11, 11};
+/// The fewest the 27-point expression allows, every intermediate shared between cells: the
+/// sweep's.
+inline constexpr OpCount kLeast27Ops = kSweep27Ops;
+#else
 /// The 7-point expression: three second differences (two additions each, 2*c computed once),
 /// then three scaled terms summed.
 inline constexpr OpCount kLine7Ops{9, 4};
@@ -53,10 +69,11 @@ inline constexpr OpCount kSweep27Ops{14, 11};
 inline constexpr OpCount kLine27Ops{63, 39};
 inline constexpr OpCount kSweep27Ops = kLine27Ops;
 #endif
-/// The fewest the 27-point expression allows, with every intermediate shared between cells
-/// (numerics.hpp): Z and Dz from m + p (3 + 2), YZ, Ty and Tz (5 + 3), P, W, A and B (3 + 5),
-/// the update (3 + 1).
+/// The fewest the 27-point expression allows without fused operations, with every
+/// intermediate shared between cells (numerics.hpp): Z and Dz from m + p (3 + 2), YZ, Ty and
+/// Tz (5 + 3), P, W, A and B (3 + 5), the update (3 + 1).
 inline constexpr OpCount kLeast27Ops{14, 11};
+#endif
 
 /// The operations per cell update of the plain `points`-point sweep of this build.
 inline constexpr OpCount sweep_ops(int points) { return points == 27 ? kSweep27Ops : kLine7Ops; }

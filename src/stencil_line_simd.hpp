@@ -39,10 +39,9 @@ inline void by_vectors(int from, int to, const F& f) {
 
 /// diffusion7 on W lanes: c + ax*(w+e-2c) + ay*(s+n-2c) + az*(b+t-2c), left to right.
 inline V update7(V c, V w, V e, V s, V n, V b, V t, V ax, V ay, V az, V two) {
-  const V c2 = mul(two, c);
-  const V x = sub(add(w, e), c2);
-  const V y = sub(add(s, n), c2);
-  const V z = sub(add(b, t), c2);
+  const V x = minus_twice(add(w, e), c, two);
+  const V y = minus_twice(add(s, n), c, two);
+  const V z = minus_twice(add(b, t), c, two);
   V r = add(c, mul(ax, x));
   r = add(r, mul(ay, y));
   return add(r, mul(az, z));
@@ -116,7 +115,7 @@ inline void line7(const double* __restrict c, double* __restrict out, int n, std
 
 /// The 27-point update's one-dimensional operators on W lanes (numerics.hpp), left to right:
 /// the second difference m + p - 2c and the smoothing m + p + 10c, from the sum m + p.
-inline V second_of(V sum, V c, V two) { return sub(sum, mul(two, c)); }
+inline V second_of(V sum, V c, V two) { return minus_twice(sum, c, two); }
 inline V smooth_of(V sum, V c, V ten) { return add(sum, mul(ten, c)); }
 
 /// The 27-point update as passes along one dimension each (numerics.hpp, diffusion27), every
@@ -189,7 +188,7 @@ inline void zy_pass(const double* c, std::int64_t below, std::int64_t above, int
         const V wv = add(mul(ay, second_of(zs, z1x, two)),
                          mul(az, smooth_of(add(load(dz0 + x), dn), load(dz1 + x), ten)));
         store(a_row + x, add(pv, wv));
-        store(b_row + x, sub(mul(ten, wv), mul(two, pv)));
+        store(b_row + x, minus_twice(mul(ten, wv), pv, two));
       });
 }
 
