@@ -192,6 +192,9 @@ inline void stencil_rows(int points, const double* c, double* out, int n, int ro
     }
     if (mode == LineMode::Stream)
       simd::rows27<true>(c, out, n, rows, sy, below, above, out_sy, scratch.get(), ax, ay, az);
+    else if (mode == LineMode::Prefetch)
+      simd::rows27<false, true>(c, out, n, rows, sy, below, above, out_sy, scratch.get(), ax, ay,
+                                az);
     else
       simd::rows27<false>(c, out, n, rows, sy, below, above, out_sy, scratch.get(), ax, ay, az);
     return;

@@ -225,8 +225,9 @@ constexpr std::int64_t rows27_scratch(int n) { return 8 * rows27_detail::width(n
 /// out_sy apart. Reads u within x in [-1, n] of the rows -1..rows and the three planes. The z
 /// pass of a row serves the three rows around it, so a run of rows computes each Z and Dz once
 /// (plus two rows at the start). Stream: non-temporal stores (out on a 64-byte line), not
-/// fenced (publish_streamed).
-template <bool Stream>
+/// fenced (publish_streamed). Prefetch: from memory, fetch the leading plane's rows ahead, as
+/// line7 does, where kPrefetchLeadingPlane.
+template <bool Stream, bool Prefetch = Stream>
 inline void rows27(const double* c, double* out, int n, int rows, std::int64_t sy,
                    std::int64_t below, std::int64_t above, std::int64_t out_sy, double* scratch,
                    double ax_, double ay_, double az_) {
@@ -239,6 +240,16 @@ inline void rows27(const double* c, double* out, int n, int rows, std::int64_t s
   z_pass(c - sy, below, above, n, row(0), row(3), two, ten);
   z_pass(c, below, above, n, row(1), row(4), two, ten);
   for (int j = 0; j < rows; ++j) {
+    if (Prefetch && kPrefetchLeadingPlane) {
+      // The z and y pass of this iteration reads row j + 1 of the leading plane: its row four
+      // rows ahead into the L2, two rows ahead into the L1.
+      const char* l2 = reinterpret_cast<const char*>(c + above + (j + 5) * sy - 1);
+      const char* l1 = reinterpret_cast<const char*>(c + above + (j + 3) * sy - 1);
+      for (int b = 0; b < 8 * (n + 2); b += 64) {
+        _mm_prefetch(l2 + b, _MM_HINT_T1);
+        _mm_prefetch(l1 + b, _MM_HINT_T0);
+      }
+    }
     const int before = j % 3, here = (j + 1) % 3, after = (j + 2) % 3;
     zy_pass(c + (j + 1) * sy, below, above, n, row(before), row(here), row(after), row(3 + before),
             row(3 + here), row(3 + after), row(6), row(7), ax, ay, az, two, ten);
