@@ -18,14 +18,16 @@ SweepStores StoreChoice::next() const {
   if (!from_memory_) return SweepStores::Auto;
   if (policy_ != StorePolicy::Adaptive) return favourite_;
   const std::int64_t n = count_[0] + count_[1];
-  if (n < kFirstRounds) return n % 2 == 0 ? favourite_ : other();
-  return n == next_probe_ ? other() : favourite_;
+  if (n < kFirstRounds) return n % 4 < 2 ? favourite_ : other();
+  return n == next_probe_ || n == next_probe_ + 1 ? other() : favourite_;
 }
 
 void StoreChoice::record(SweepStores stores, double seconds_per_cell) {
   if (!from_memory_ || stores == SweepStores::Auto) return;
   ++count_[slot(stores)];
-  if (policy_ != StorePolicy::Adaptive) return;
+  const bool warm = stores == last_;
+  last_ = stores;
+  if (policy_ != StorePolicy::Adaptive || !warm) return;
   if (stores != favourite_) {
     probe_ = seconds_per_cell;
     probe_before_ = favourite_last_;
@@ -33,18 +35,19 @@ void StoreChoice::record(SweepStores stores, double seconds_per_cell) {
     return;
   }
   const double t = seconds_per_cell;
-  const std::int64_t n = count_[0] + count_[1];  // this round is n - 1, the probe n - 2
+  // This round is n - 1; the probe's two rounds were n - 4 and n - 3.
+  const std::int64_t n = count_[0] + count_[1];
   if (probe_pending_) {
     probe_pending_ = false;
     const double around = probe_before_ > 0 ? 0.5 * (probe_before_ + t) : t;
     const double ratio = probe_ / around;
     ratios_[std::size_t(ratio_count_ % kSamples)] = ratio;
     ++ratio_count_;
-    if (n > kFirstRounds) {  // a probe after the first rounds: when is the next
+    if (n > kFirstRounds + 2) {  // a probe after the first rounds: when is the next
       const bool clear =
           ratio > 1 + kClear && ratio_count_ >= kSamples && median_ratio() > 1 + kClear;
       probe_every_ = clear ? std::min(2 * probe_every_, kProbeEveryMax) : kProbeEvery;
-      next_probe_ = n - 2 + probe_every_;
+      next_probe_ = n - 4 + probe_every_;
     }
     if (ratio_count_ >= kSamples && median_ratio() < 1 - kMargin) {
       // The two change places: the ratios turn over, and this round, of the kind that is now

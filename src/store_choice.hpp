@@ -8,9 +8,11 @@
 // ordinary ones, then, in the same process, 8.5-9.0 ms against 7.5 ms. So the answer is
 // measured on the sweeps themselves, and measured again while the run goes on:
 //
-//   rounds 1 .. 2S alternate favourite, other (S = kSamples; the favourite starts as streaming);
-//   then the rounds take the favourite, with a probe of the other kind every P rounds;
-//   each round of the other kind is paired with the favourite's rounds just before and after:
+//   rounds 1 .. 4S take the favourite twice, then the other kind twice, in turn (S = kSamples;
+//   the favourite starts as streaming);
+//   then the rounds take the favourite, with a probe of the other kind (two rounds) every P;
+//   a round counts only when the round before it took the same kind (it is "warm"), and each
+//   warm round of the other kind is paired with the favourite's warm rounds before and after:
 //       ratio = t(other) / mean(t(favourite) before, t(favourite) after)   (seconds per cell)
 //   when the median of the last S ratios is below 1 - kMargin the two change places;
 //   P starts at kProbeEvery, doubles (up to kProbeEveryMax) after each probe while that median
@@ -19,8 +21,15 @@
 //
 // Pairing neighbours compares both kinds under the same state of the machine: a burst of
 // noise slows a probe and its neighbours alike, where comparing recent medians of each kind
-// switched on bursts. A probe of the slower kind costs about their difference / P: where one
-// kind is clearly faster the probes thin out, where the two are close they stay frequent.
+// switched on bursts. Counting warm rounds only keeps each kind's debts with it: a sweep with
+// ordinary stores leaves up to a cache's worth of its output dirty, and the next sweep writes
+// it back. With one probe round between favourites, an ordinary probe after streaming rounds
+// inherited nothing and the streaming round after it paid its write-backs (measured on an AMD
+// Zen 5 VM, 256^3, two threads: the first ordinary sweep after streaming ones 8.0-8.6 ms, the
+// fourth to sixth 9.3-11.7), so the choice took ordinary stores where they were 20-30 % slower
+// (bench stencil: 4.9-5.4 ms against 3.4-5.0 with streaming stores fixed).
+// A probe of the slower kind costs about twice their difference / P: where one kind is clearly
+// faster the probes thin out, where the two are close they stay frequent.
 // The values a sweep computes do not depend on its stores, so no choice can change a result.
 // Each rank chooses for itself, from its own timings: no communication.
 #pragma once
@@ -48,7 +57,7 @@ class StoreChoice {
   static constexpr int kProbeEveryMax = 128;  ///< ... and at most
   static constexpr double kMargin = 0.02;     ///< how much faster the other kind must be
   static constexpr double kClear = 0.10;      ///< how much slower it is when clearly slower
-  static constexpr int kFirstRounds = 2 * kSamples;  ///< rounds that alternate the two kinds
+  static constexpr int kFirstRounds = 4 * kSamples;  ///< rounds that alternate the two kinds
 
   /// `from_memory`: whether the sweeps run from memory (sweep_streams_from_memory); where they
   /// do not, every round takes SweepStores::Auto (its kernels then write through the cache)
@@ -79,9 +88,10 @@ class StoreChoice {
   bool from_memory_;
   SweepStores favourite_ = SweepStores::Streaming;
   std::array<std::int64_t, 2> count_{};
-  double favourite_last_ = 0;  ///< seconds per cell of the favourite's latest round (0: none)
-  double probe_ = 0, probe_before_ = 0;    ///< the other kind's latest round and the one before it
-  bool probe_pending_ = false;             ///< waiting for the favourite's round after the probe
+  SweepStores last_ = SweepStores::Auto;  ///< the kind of the latest round recorded
+  double favourite_last_ = 0;  ///< seconds per cell of the favourite's latest warm round (0: none)
+  double probe_ = 0, probe_before_ = 0;  ///< the other kind's latest warm round, the one before it
+  bool probe_pending_ = false;           ///< waiting for the favourite's warm round after the probe
   std::array<double, kSamples> ratios_{};  ///< ring buffer
   int ratio_count_ = 0;
   int probe_every_ = kProbeEvery;
