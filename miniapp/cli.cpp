@@ -184,8 +184,8 @@ ParseOutcome parse_command_line(int argc, char** argv) {
   app.add_option("--sweep-stores", c.sweep_stores,
                  "stores of the sweeps from memory (fields larger than the rank's cache share): "
                  "adaptive (time streaming and ordinary stores on the first sweeps, keep the "
-                 "faster, try the other every 16th sweep; the rank's own choice) | streaming | "
-                 "ordinary; the results are the same bit for bit")
+                 "faster, try the other for two sweeps every 16th; the rank's own choice) | "
+                 "streaming | ordinary; the results are the same bit for bit")
       ->transform(choice_of(kStorePolicyNames))
       ->type_name("NAME")
       ->default_str("adaptive")
