@@ -26,8 +26,8 @@
 // it back. With one probe round between favourites, an ordinary probe after streaming rounds
 // inherited nothing and the streaming round after it paid its write-backs (measured on an AMD
 // Zen 5 VM, 256^3, two threads: the first ordinary sweep after streaming ones 8.0-8.6 ms, the
-// fourth to sixth 9.3-11.7), so the choice took ordinary stores where they were 20-30 % slower
-// (bench stencil: 4.9-5.4 ms against 3.4-5.0 with streaming stores fixed).
+// fourth to sixth 9.3-11.7), so the choice took ordinary stores where they were 3-30 % slower
+// (bench stencil, 6 of 8 runs: 4.9-5.4 ms against 3.4-5.0 with streaming stores fixed).
 // A probe of the slower kind costs about twice their difference / P: where one kind is clearly
 // faster the probes thin out, where the two are close they stay frequent.
 // The values a sweep computes do not depend on its stores, so no choice can change a result.
