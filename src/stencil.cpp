@@ -77,13 +77,11 @@ void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficie
   const double ax = a.ax, ay = a.ay, az = a.az;
   // Streaming stores where the line sweeps would take them and the region's lines start on
   // 64-byte lines (the interior's do, field.hpp).
-  const LineMode wanted = sweep_mode(u, stores);
-  const bool stream =
-      wanted == LineMode::Stream &&
+  const bool lines_aligned =
       reinterpret_cast<std::uintptr_t>(vp + f.index(lo[0], lo[1], lo[2])) % 64 == 0 && sy % 8 == 0;
-  const LineMode mode = stream                       ? LineMode::Stream
-                        : wanted == LineMode::Cached ? LineMode::Cached
-                                                     : LineMode::Prefetch;
+  LineMode mode = sweep_mode(u, stores);
+  if (mode == LineMode::Stream && !lines_aligned) mode = LineMode::Prefetch;
+  const bool stream = mode == LineMode::Stream;
   Kokkos::parallel_for(
       "miniapp::stencil::27pt",
       Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(0, threads),
