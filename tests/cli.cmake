@@ -288,21 +288,23 @@ miniapp_add_cli_test(NAME bench_step_packing RANKS 2 EXIT 0 TIMEOUT 120 LABELS b
 # Where the 7-point sweep stores the x faces (x periodic over one rank: 1 x 1 x 2), the
 # exchange moves none of them.
 miniapp_add_cli_test(NAME bench_step_x_faces_from_sweep RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
-                     REGEX "^  x faces: 512 values per step stored by the sweep as it writes each line \\(x periodic over the rank alone\\), neither packed nor copied$"
+                     REGEX "^  x faces: 512 values per step stored by the sweep as it writes each line \\(x periodic over the rank alone\\), neither packed nor copied \\(median over rounds\\)$"
                      ARGS ${_plain_step})
-# Where packing stands: the x faces' rate in whole lines, the y and z faces against the copy.
-# 27 points: that sweep leaves the x faces to the exchange.
+# Where packing stands: the x faces' rate in whole lines, the y and z faces against the copy,
+# each round's bytes over the same round's seconds. 27 points: that sweep leaves the x faces to
+# the exchange in every step of both rounds.
 miniapp_add_cli_test(NAME bench_step_packing_limit RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
-                     REGEX "^  where packing stands: the x faces, 512 values a line each, at [0-9]+\\.[0-9] GB/s of whole lines .* the y and z faces at [0-9]+\\.[0-9]{2} of the ordinary copy$"
-                     ARGS ${_plain_step} --stencil 27)
+                     REGEX "^  where packing stands: the x faces, 512 values a line each, at [0-9]+\\.[0-9] GB/s of whole lines \\(2 x 64 B per value: packed and unpacked. 2 of 2 rounds moved them\\). the y and z faces at [0-9]+\\.[0-9]{2} of the ordinary copy$"
+                     ARGS bench step --n 16 --steps 2 --warmup 2 --reps 2 --modes dim-ordered --widths 1 --stencil 27)
 # The x faces' own yardstick: their copy (the rank's own, 1 x 1 x 2) against a bare gather of
 # the same lines.
 miniapp_add_cli_test(NAME bench_step_line_gather RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
-                     REGEX "^  x-face copy \\(the rank's own faces, field to ghosts, no pack\\): [0-9]+\\.[0-9] GB/s of whole lines \\(a line per value read\\), [0-9]+\\.[0-9]{2} of a bare gather of the same lines from memory \\([0-9]+\\.[0-9] GB/s per rank\\)$"
+                     REGEX "^  x-face copy \\(the rank's own faces, field to ghosts, no pack\\): [0-9]+\\.[0-9] GB/s of whole lines \\(a line per value read\\), [0-9]+\\.[0-9]{2} of a bare gather of the same lines from memory in the same round \\([0-9]+\\.[0-9] GB/s per rank\\)$"
                      ARGS ${_plain_step} --stencil 27)
-# The plain step's sweep alone, timed in the same rounds: the step's time beyond it.
+# The plain step's sweep alone, timed right after it in every round: the step's time beyond it,
+# median and range over the rounds.
 miniapp_add_cli_test(NAME bench_step_sweep_alone RANKS 2 EXIT 0 TIMEOUT 120 LABELS bench
-                     REGEX "^  sweep alone \\(the plain step's kernel, no exchange between sweeps\\): ${_nonzero_ms} ms per step, [0-9]+\\.[0-9]{3} of bound; the plain step takes -?${_ms} ms more, its halo measured ${_nonzero_ms} ms$"
+                     REGEX "^  sweep alone \\(the plain step's kernel, no exchange between sweeps, timed right after the plain step\\): ${_nonzero_ms} ms per step, [0-9]+\\.[0-9]{3} of bound; the plain step takes -?${_ms} ms more \\(round by round -?${_ms} to -?${_ms}\\), its halo measured ${_nonzero_ms} ms$"
                      ARGS ${_plain_step})
 # Closed dimensions: every candidate also fills the physical-boundary ghosts (the boundary
 # column is measured) and still reaches the baseline's digest (else exit 1 and DIFFERS).

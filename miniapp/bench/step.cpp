@@ -74,18 +74,33 @@ struct StepCandidate {
   }
   /// Packing and unpacking against a copy: the values packed and unpacked per step, each
   /// moved at 16 B (read and written, as a copy is counted), per second of pack + unpack, over
-  /// `copy` bytes/s per rank. 0 where nothing was packed (datatype packing, no messages).
-  double packing_fraction(double copy) const {
-    const double seconds = median_of(&PhaseSample::pack) + median_of(&PhaseSample::unpack);
-    return seconds > 0 && copy > 0 ? 4.0 * moved() / seconds / copy : 0.0;
+  /// the same round's copy (`copy[r]` bytes/s per rank); the median over rounds. 0 where nothing
+  /// was packed (datatype packing, no messages).
+  double packing_fraction(const std::vector<double>& copy) const {
+    return median_by_round([&](const PhaseSample& s, std::size_t r) {
+      const double seconds = s.pack + s.unpack;
+      return seconds > 0 && copy[r] > 0 ? 4.0 * moved(s) / seconds / copy[r] : 0.0;
+    });
   }
-  /// Bytes per step the exchange moved (median): those sent, less the x faces the sweep stored.
-  double moved() const { return median_of(&PhaseSample::bytes) - median_of(&PhaseSample::swept); }
+  /// Bytes per step the exchange moved in a round: those sent, less the x faces the sweep stored.
+  static double moved(const PhaseSample& s) { return s.bytes - s.swept; }
   /// The median over rounds of one phase.
   double median_of(double PhaseSample::*phase) const {
     std::vector<double> v;
     for (const PhaseSample& s : samples) v.push_back(s.*phase);
     return median(v);
+  }
+  /// A figure derived from each round's sample, `of(sample, round)`, as the median over the
+  /// rounds where it is defined (positive); 0 where it is in none. A figure that divides bytes
+  /// by seconds must take both from one round: the sweep stores the x faces in the steps where
+  /// it streams (the store choice), so the bytes moved differ between rounds, and medians of
+  /// each taken apart can pair one round's bytes with another's times.
+  template <class Figure>
+  double median_by_round(Figure of) const {
+    std::vector<double> v;
+    for (std::size_t r = 0; r < samples.size(); ++r)
+      if (const double x = of(samples[r], r); x > 0) v.push_back(x);
+    return v.empty() ? 0.0 : median(v);
   }
 };
 
@@ -240,8 +255,13 @@ int step(int argc, char** argv, MPI_Comm comm) {
   };
   std::vector<double> r_ordinary, r_streaming, r_gather, r_sweep;
   for (int r = 0; r < reps; ++r) {
-    for (StepCandidate& cand : cands) run_candidate(cand, nranks, warmup, steps, comm);
-    r_sweep.push_back(slowest(sweep_alone(base, block, warmup, steps, comm)));
+    // The sweep alone right after the plain step, so that the two differ by the exchange and
+    // as little as may be by the machine's state.
+    for (StepCandidate& cand : cands) {
+      run_candidate(cand, nranks, warmup, steps, comm);
+      if (&cand == &cands[0])
+        r_sweep.push_back(slowest(sweep_alone(base, block, warmup, steps, comm)));
+    }
     // Copies back to back, as a candidate sweeps its two fields step after step: a single copy
     // right after other work can run at half the rate of the next ones (measured on AMD Zen 5:
     // 44-65 against 86-110 GB/s), and a bound taken there would flatter every candidate.
@@ -253,6 +273,10 @@ int step(int argc, char** argv, MPI_Comm comm) {
   }
   const double gather_per_rank = median(r_gather);  // bytes/s of whole lines
   const double sweep_seconds = median(r_sweep);
+  // What the plain step takes beyond its sweep alone, round by round.
+  std::vector<double> r_beyond;
+  for (std::size_t r = 0; r < r_sweep.size(); ++r)
+    r_beyond.push_back(cands[0].samples[r].step - r_sweep[r]);
   // The copy rates of all ranks together.
   CopyRates copy;
   copy.ordinary = median(r_ordinary) * nranks;
@@ -306,13 +330,13 @@ int step(int argc, char** argv, MPI_Comm comm) {
       std::printf("  DIGEST MISMATCH: %d of %zu candidates differ from the baseline's %s\n", differ,
                   cands.size(), digest_hex(reference).c_str());
     const StepCandidate& plain = cands[0];
+    const auto [fewest, most] = std::minmax_element(r_beyond.begin(), r_beyond.end());
     std::printf(
-        "  sweep alone (the plain step's kernel, no exchange between sweeps): %.3f ms per step, "
-        "%.3f of bound; the plain step takes %.3f ms more, its halo measured %.3f ms\n",
-        sweep_seconds * 1e3, cells / sweep_seconds / bound,
-        (plain.median_of(&PhaseSample::step) - sweep_seconds) * 1e3,
-        plain.median_of(&PhaseSample::halo) * 1e3);
-    const double copy_per_rank = copy.ordinary / nranks;
+        "  sweep alone (the plain step's kernel, no exchange between sweeps, timed right after "
+        "the plain step): %.3f ms per step, %.3f of bound; the plain step takes %.3f ms more "
+        "(round by round %.3f to %.3f), its halo measured %.3f ms\n",
+        sweep_seconds * 1e3, cells / sweep_seconds / bound, median(r_beyond) * 1e3, *fewest * 1e3,
+        *most * 1e3, plain.median_of(&PhaseSample::halo) * 1e3);
     std::printf(
         "  packing (%s, ms per step): pack x/y/z faces %.3f/%.3f/%.3f, unpack %.3f/%.3f/%.3f; "
         "%.2f MB each way, moved at %.2f of the ordinary copy (16 B per value, as a copy)\n",
@@ -320,44 +344,60 @@ int step(int argc, char** argv, MPI_Comm comm) {
         plain.median_of(&PhaseSample::pack_y) * 1e3, plain.median_of(&PhaseSample::pack_z) * 1e3,
         plain.median_of(&PhaseSample::unpack_x) * 1e3,
         plain.median_of(&PhaseSample::unpack_y) * 1e3,
-        plain.median_of(&PhaseSample::unpack_z) * 1e3, plain.moved() / 1e6,
-        plain.packing_fraction(copy_per_rank));
+        plain.median_of(&PhaseSample::unpack_z) * 1e3,
+        plain.median_by_round([](const PhaseSample& s, std::size_t) {
+          return StepCandidate::moved(s);
+        }) / 1e6,
+        plain.packing_fraction(r_ordinary));
     // Where packing stands: an x face (width 1) costs a whole 64-byte line per value, read to pack
-    // it and written to unpack it; the y and z faces are runs of whole rows.
-    const double x_seconds =
-        plain.median_of(&PhaseSample::pack_x) + plain.median_of(&PhaseSample::unpack_x);
-    const double yz_seconds =
-        plain.median_of(&PhaseSample::pack_y) + plain.median_of(&PhaseSample::pack_z) +
-        plain.median_of(&PhaseSample::unpack_y) + plain.median_of(&PhaseSample::unpack_z);
-    const double swept = plain.median_of(&PhaseSample::swept);
-    const double x_values =
-        (plain.median_of(&PhaseSample::bytes_x) - swept) / double(sizeof(double));
-    const double yz_bytes =
-        plain.median_of(&PhaseSample::bytes) - plain.median_of(&PhaseSample::bytes_x);
-    if (x_values > 0 && x_seconds > 0 && yz_seconds > 0 && copy_per_rank > 0)
+    // it and written to unpack it; the y and z faces are runs of whole rows. Each figure pairs a
+    // round's bytes with the same round's times (median_by_round), over the rounds where the
+    // exchange moved x faces at all.
+    const auto x_values = [](const PhaseSample& s) {
+      return (s.bytes_x - s.swept) / double(sizeof(double));
+    };
+    const auto x_rounds = std::count_if(plain.samples.begin(), plain.samples.end(),
+                                        [&](const PhaseSample& s) { return x_values(s) > 0; });
+    const double x_rate = plain.median_by_round([&](const PhaseSample& s, std::size_t) {
+      const double seconds = s.pack_x + s.unpack_x;
+      return seconds > 0 ? 2.0 * 64.0 * x_values(s) / seconds : 0.0;
+    });
+    const double yz_fraction = plain.median_by_round([&](const PhaseSample& s, std::size_t r) {
+      const double seconds = s.pack_y + s.pack_z + s.unpack_y + s.unpack_z;
+      return seconds > 0 ? 4.0 * (s.bytes - s.bytes_x) / seconds / r_ordinary[r] : 0.0;
+    });
+    if (x_rate > 0 && yz_fraction > 0)
       std::printf(
           "  where packing stands: the x faces, %.0f values a line each, at %.1f GB/s of whole "
-          "lines (2 x 64 B per value: packed and unpacked); the y and z faces at %.2f of the "
-          "ordinary copy\n",
-          x_values, 2.0 * 64.0 * x_values / x_seconds / 1e9,
-          4.0 * yz_bytes / yz_seconds / copy_per_rank);
-    // The x faces' own yardstick: the same lines read by a bare loop, from memory. Where x is
-    // periodic over one rank, its faces are not packed: the unpack copies them from the field
-    // to the ghosts, reading the same lines.
+          "lines (2 x 64 B per value: packed and unpacked; %lld of %zu rounds moved them); the "
+          "y and z faces at %.2f of the ordinary copy\n",
+          plain.median_by_round([&](const PhaseSample& s, std::size_t) { return x_values(s); }),
+          x_rate / 1e9, (long long)x_rounds, plain.samples.size(), yz_fraction);
+    // The x faces' own yardstick: the same lines read by a bare loop, from memory, in the same
+    // round. Where x is periodic over one rank, its faces are not packed: the unpack copies them
+    // from the field to the ghosts, reading the same lines.
     const bool x_self = dims[0] == 1 && base.bc[0] == Boundary::Periodic;
+    const double swept = plain.median_of(&PhaseSample::swept);
     if (swept > 0)
       std::printf(
           "  x faces: %.0f values per step stored by the sweep as it writes each line (x periodic "
-          "over the rank alone), neither packed nor copied\n",
+          "over the rank alone), neither packed nor copied (median over rounds)\n",
           swept / double(sizeof(double)));
-    const double x_read = x_self ? x_seconds : plain.median_of(&PhaseSample::pack_x);
-    if (x_values > 0 && x_read > 0 && gather_per_rank > 0)
+    const auto x_read = [&](const PhaseSample& s) {
+      return x_self ? s.pack_x + s.unpack_x : s.pack_x;
+    };
+    const double x_read_rate = plain.median_by_round([&](const PhaseSample& s, std::size_t) {
+      return x_read(s) > 0 ? 64.0 * x_values(s) / x_read(s) : 0.0;
+    });
+    const double x_of_gather = plain.median_by_round([&](const PhaseSample& s, std::size_t r) {
+      return x_read(s) > 0 ? 64.0 * x_values(s) / x_read(s) / r_gather[r] : 0.0;
+    });
+    if (x_read_rate > 0 && gather_per_rank > 0)
       std::printf(
           "  x-face %s: %.1f GB/s of whole lines (a line per value read), %.2f of a bare gather "
-          "of the same lines from memory (%.1f GB/s per rank)\n",
+          "of the same lines from memory in the same round (%.1f GB/s per rank)\n",
           x_self ? "copy (the rank's own faces, field to ghosts, no pack)" : "pack",
-          64.0 * x_values / x_read / 1e9, 64.0 * x_values / x_read / gather_per_rank,
-          gather_per_rank / 1e9);
+          x_read_rate / 1e9, x_of_gather, gather_per_rank / 1e9);
     std::printf(
         "  target: the plain step (dim-ordered H=1) >= 0.65 of bound; blocking at its "
         "best H >= 1.1 of bound; packing >= 0.5 of the copy\n");
@@ -387,7 +427,7 @@ int step(int argc, char** argv, MPI_Comm comm) {
               {cand.median_of(&PhaseSample::unpack_x), cand.median_of(&PhaseSample::unpack_y),
                cand.median_of(&PhaseSample::unpack_z)}},
              {"halo_bytes_per_step", cand.median_of(&PhaseSample::bytes)},
-             {"packing_fraction_of_copy", cand.packing_fraction(copy.ordinary / nranks)},
+             {"packing_fraction_of_copy", cand.packing_fraction(r_ordinary)},
              {"cells_per_s", cells / t},
              {"fraction_of_bound", cells / t / bound},
              {"digest", digest_hex(cand.digest)},
