@@ -37,14 +37,18 @@ inline void by_vectors(int from, int to, const F& f) {
   for (; from < to; from += W) f(from, to - from < W ? to - from : W);
 }
 
-/// Request the 64-byte lines of the `cells` doubles from p on: into the L2 (_MM_HINT_T1) or
-/// the L1 (_MM_HINT_T0). Never faults, also past the end of an array.
+/// Request the 64-byte line that holds p: into the L2 (_MM_HINT_T1) or the L1 (_MM_HINT_T0).
+/// Never faults, also past the end of an array.
 /// (The hints are an enum in GCC's headers and plain integers in Clang's.)
 template <int Hint>
+inline void fetch_line(const double* p) {
+  _mm_prefetch(reinterpret_cast<const char*>(p), static_cast<decltype(_MM_HINT_T0)>(Hint));
+}
+
+/// Request the 64-byte lines of the `cells` doubles from p on (fetch_line).
+template <int Hint>
 inline void fetch_row(const double* p, int cells) {
-  const char* bytes = reinterpret_cast<const char*>(p);
-  for (int b = 0; b < 8 * cells; b += 64)
-    _mm_prefetch(bytes + b, static_cast<decltype(_MM_HINT_T0)>(Hint));
+  for (int i = 0; i < cells; i += 8) fetch_line<Hint>(p + i);
 }
 
 /// diffusion7 on W lanes: c + ax*(w+e-2c) + ay*(s+n-2c) + az*(b+t-2c), left to right.
@@ -67,8 +71,8 @@ inline V update7_masked(Mask m, const double* c, std::int64_t sy, std::int64_t s
 
 /// One x-line of the 7-point update. Stream: non-temporal stores for the whole lines of out
 /// (needs out and c equally aligned, else ordinary stores), not fenced (publish_streamed).
-/// Prefetch: fetch the row of the leading plane four rows ahead into the L2, and each vector's
-/// line of it two rows ahead into the L1.
+/// Prefetch: fetch each vector's line of the leading plane two rows ahead into the L2 and one
+/// row ahead into the L1.
 template <bool Stream, bool Prefetch>
 inline void line7(const double* __restrict c, double* __restrict out, int n, std::int64_t sy,
                   std::int64_t szb, std::int64_t sza, double ax_, double ay_, double az_) {
@@ -79,12 +83,17 @@ inline void line7(const double* __restrict c, double* __restrict out, int n, std
     store_lanes(out + i, m, update7_masked(m, c + i, sy, szb, sza, ax, ay, az, two));
   };
   // From memory, the leading plane is the one stream that misses the L2 (the sweep's tiles keep
-  // the planes below and beside it there, box_kernels.hpp). Its lines are requested as a whole
-  // row into the L2 well ahead, and line by line into the L1 shortly before the loads: with
-  // the L2 fetch alone the loads wait on L1 misses (measured on AMD Zen 5 at 256^3, two
-  // threads: tiles and the L1 fetch together took a stand-alone sweep from 5.4-6.3 to
-  // 3.2-4.2 ms; tiles alone took 10-20 % off, the L1 fetch alone in plane order 0-5 %).
-  if (Prefetch && kPrefetchLeadingPlane) fetch_row<_MM_HINT_T1>(c + sza + 4 * sy, n);
+  // the planes below and beside it there, box_kernels.hpp). Its lines are requested ahead, one
+  // line into the L2 and one into the L1 per vector computed, so that a steady few requests
+  // are in flight beside the arithmetic: with the L2 fetch alone the loads wait on L1 misses
+  // (measured on AMD Zen 5 at 256^3, two threads: tiles and the L1 fetch together took a
+  // stand-alone sweep from 5.4-6.3 to 3.2-4.2 ms; tiles alone took 10-20 % off, the L1 fetch
+  // alone in plane order 0-5 %). Requesting the whole row at the row's start instead, four
+  // rows ahead into the L2, was slower: on the same machine the streaming sweep took 0.72-0.97
+  // (median 0.87) of that form's time in 42 runs with memory at 55-86 GB/s (each the median
+  // over 12 reps of the ratio in the same rep), and 0.82-0.92 in three at 88-95 GB/s (paired
+  // builds). The 27-point rows (rows27) keep their whole-row requests: spread there, they
+  // made its sweep slower (11.8-12.3 against 9.6-10.9 ms in six paired runs).
   // Vectors on the output's 64-byte lines; the cells before the first line form masked edges.
   const bool whole_lines =
       Stream &&
@@ -101,8 +110,10 @@ inline void line7(const double* __restrict c, double* __restrict out, int n, std
     V prev = load_lanes(last_lane(), c + i - W), cur = loadu(c + i);
     for (; i + W <= n; i += W) {
       const double* p = c + i;
-      if (Prefetch && kPrefetchLeadingPlane)
-        _mm_prefetch(reinterpret_cast<const char*>(p + sza + 2 * sy), _MM_HINT_T0);
+      if (Prefetch && kPrefetchLeadingPlane) {
+        fetch_line<_MM_HINT_T1>(p + sza + 2 * sy);
+        fetch_line<_MM_HINT_T0>(p + sza + sy);
+      }
       const V next =
           i + 2 * W <= n + 1 ? loadu(p + W) : load_lanes(first_lanes(n - i - W + 1), p + W);
       const V w = kShiftBeatsLoads ? shift_in_low(cur, prev) : loadu(p - 1);
