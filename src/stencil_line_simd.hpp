@@ -90,10 +90,10 @@ inline void line7(const double* __restrict c, double* __restrict out, int n, std
   // stand-alone sweep from 5.4-6.3 to 3.2-4.2 ms; tiles alone took 10-20 % off, the L1 fetch
   // alone in plane order 0-5 %). Requesting the whole row at the row's start instead, four
   // rows ahead into the L2, was slower: on the same machine the streaming sweep took 0.72-0.97
-  // (median 0.87) of that form's time in 42 runs with memory at 55-86 GB/s (each the median
-  // over 12 reps of the ratio in the same rep), and 0.82-0.92 in three at 88-95 GB/s (paired
-  // builds). The 27-point rows (rows27) keep their whole-row requests: spread there, they
-  // made its sweep slower (11.8-12.3 against 9.6-10.9 ms in six paired runs).
+  // (median 0.88) of that form's time in 42 runs with memory at 55-86 GB/s (each the median
+  // over 12 reps of the ratio in the same rep), and 0.81-0.93 in three runs alternating with
+  // the build before, at 80-95 GB/s. The 27-point rows (rows27) keep their whole-row requests:
+  // spread there, they made its sweep slower (11.8-17.4 against 9.6-12.6 ms, six paired runs).
   // Vectors on the output's 64-byte lines; the cells before the first line form masked edges.
   const bool whole_lines =
       Stream &&
