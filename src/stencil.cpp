@@ -101,12 +101,24 @@ void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficie
 }
 #endif
 
+/// Whether lines written with streaming stores can store their x ghosts (wrap_line7_streamed):
+/// halo 1, rows of pitch n + 8, a build with the vector line kernels.
+bool streamed_wrap_fits(const Field& v) {
+#if defined(MINIAPP_HAVE_SIMD_LINES)
+  return v.halo() == 1 && v.stride_y() == v.n()[0] + 8;
+#else
+  (void)v;
+  return false;
+#endif
+}
+
 /// The sweep as line kernels, line by line.
-/// `wrap`: the ghosts per side that each 7-point line stores for a periodic x (wrap_line7), 0
-/// for none.
+/// `wrap`: the ghosts per side that each 7-point line stores for a periodic x (wrap_line7, or
+/// wrap_line7_streamed where the lines stream), 0 for none.
 void apply_lines(int points, const Field& u, Field& v, const Box& region, const Coefficients& a,
                  bool flat_z, SweepStores stores, int wrap = 0) {
   const int nx = region.extent(0), x0 = region.lo[0];
+  const int first_row = v.interior().lo[1], last_row = v.interior().hi[1] - 1;
   const std::int64_t sy = u.stride_y();
   const std::int64_t sz = flat_z ? 0 : u.stride_z();
   const double* up = u.data();
@@ -118,7 +130,15 @@ void apply_lines(int points, const Field& u, Field& v, const Box& region, const 
                 return KOKKOS_LAMBDA(int j, int k) {
                   const std::int64_t base = f.index(x0, j, k);
                   stencil_line(points, up + base, vp + base, nx, sy, sz, ax, ay, az, mode);
-                  if (wrap > 0) wrap_line7(up + base, vp + base, nx, wrap, sy, sz, ax, ay, az);
+                  if (wrap == 0) return;
+#if defined(MINIAPP_HAVE_SIMD_LINES)
+                  if (mode == LineMode::Stream) {
+                    wrap_line7_streamed(up + base, vp + base, nx, sy, sz, ax, ay, az,
+                                        j == first_row, j == last_row);
+                    return;
+                  }
+#endif
+                  wrap_line7(up + base, vp + base, nx, wrap, sy, sz, ax, ay, az);
                 };
               });
 }
@@ -150,14 +170,14 @@ bool apply_stencil(int points, const Field& u, Field& v, const Box& region, cons
   if (x_ghosts == XGhosts::Wrap && (region.lo[0] != in.lo[0] || region.hi[0] != in.hi[0]))
     throw std::logic_error("apply_stencil: an x wrap needs a region across the interior along x");
   // The lines store their x ghosts where that costs less than the exchange's copy of them
-  // (0.7-0.9 ms at 256^3): 7-point lines written with ordinary stores, within 2 % of the
-  // sweep without (measured on AMD Zen 3, two threads, alternating sweeps in one process).
-  // With streaming stores the ghost stores cost the sweep 4-7 % when measured again (the same
-  // harness had given 17-25 % when they were written; what changed is not located), no less
-  // than the copy, and a software prefetch for writing of the ghost lines 2, 4 or 8 rows ahead
-  // saved nothing; a 27-point line's two cells computed again cost 11 %.
-  const bool wrap =
-      x_ghosts == XGhosts::Wrap && points == 7 && sweep_mode(u, stores) != LineMode::Stream;
+  // (0.7-0.9 ms at 256^3 on AMD Zen 3): 7-point lines written with ordinary stores, within 2 %
+  // of the sweep without (Zen 3, two threads, alternating sweeps in one process), and those
+  // written with streaming stores where one streaming store of a whole line can take two rows'
+  // ghosts (wrap_line7_streamed; on AMD Zen 5 it cost the sweep +0.03 ms median against a copy
+  // of 0.17-0.32 ms; on Zen 3 about as much as the copy). Ghosts stored one by one into the
+  // streamed lines had cost 4-7 % (Zen 3), and a 27-point line's two cells computed again 11 %.
+  const bool wrap = x_ghosts == XGhosts::Wrap && points == 7 &&
+                    (sweep_mode(u, stores) != LineMode::Stream || streamed_wrap_fits(v));
 #if defined(MINIAPP_HAVE_SIMD_LINES)
   // Regions of single rows (the shells of an overlapped step) and 2D problems take the line
   // kernel: there is little to share.

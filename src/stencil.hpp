@@ -31,8 +31,8 @@ bool sweep_streams_from_memory(const Box& owned);
 /// beyond its other end (h = the field's halo width), the values the halo exchange would copy
 /// there, so that the next exchange can leave the x faces alone (HaloExchange::
 /// x_faces_from_sweep). Honoured where it is cheaper than that copy: 7-point lines written with
-/// ordinary stores (apply_stencil says whether it did). Needs a region that spans the interior
-/// along x.
+/// ordinary stores, and those written with streaming stores in rows of pitch n + 8 with halo 1
+/// (apply_stencil says whether it did). Needs a region that spans the interior along x.
 enum class XGhosts { Leave, Wrap };
 
 /// v = one step of the `points`-point stencil (7 or 27) on `region` (local padded box; its

@@ -218,6 +218,31 @@ KOKKOS_INLINE_FUNCTION void wrap_line7(const double* __restrict c, double* __res
   line7_portable(c, out + n, h, sy, sz, sz, ax, ay, az);
 }
 
+#if defined(MINIAPP_HAVE_SIMD_LINES)
+/// wrap_line7 for a line just written with streaming stores, halo 1, in rows of pitch n + 8
+/// (so row j-1's east ghost and row j's west ghost share the 64-byte line just before row j's
+/// first cell, with the row padding between them): that whole line is written by one
+/// streaming store, ghosts and zero padding, so that the ghosts cost neither a read of the
+/// line nor the exchange's copy of the x faces. Row j-1's ghost is its cell x = 0, computed
+/// again from u like the rest. The interior's first row (first_row) stores only its own west
+/// ghost, with an ordinary store (the lane before it is a y ghost row's), and its last row
+/// (last_row) also its east ghost, which no next row's line holds.
+KOKKOS_INLINE_FUNCTION void wrap_line7_streamed(const double* __restrict c, double* __restrict out,
+                                                int n, std::int64_t sy, std::int64_t sz, double ax,
+                                                double ay, double az, bool first_row,
+                                                bool last_row) {
+  alignas(64) double line[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  line7_portable(c + n - 1, line + 7, 1, sy, sz, sz, ax, ay, az);
+  if (first_row) {
+    out[-1] = line[7];
+  } else {
+    line7_portable(c - sy, line, 1, sy, sz, sz, ax, ay, az);
+    for (int i = 0; i < 8; i += simd::W) simd::stream(out - 8 + i, simd::load(line + i));
+  }
+  if (last_row) line7_portable(c, out + n, 1, sy, sz, sz, ax, ay, az);
+}
+#endif
+
 /// One x-line of the `points`-point update (7 or 27) in an array of strides sy, sz.
 KOKKOS_INLINE_FUNCTION void stencil_line(int points, const double* __restrict c,
                                          double* __restrict out, int n, std::int64_t sy,

@@ -19,7 +19,7 @@
 //
 // Where x is periodic over this rank alone (kernel packing), the sweeps of a round without
 // blocking that span the interior along x ask to store the x ghosts of each line as they write
-// it (XGhosts::Wrap: 7-point lines with ordinary stores do); when a round's last sub-step did
+// it (XGhosts::Wrap: 7-point lines do, with streaming stores where the rows allow); when a round's last sub-step did
 // so for every line, the next exchange leaves the x faces alone: one pass over the x faces (a
 // strided value per row) less per round.
 //

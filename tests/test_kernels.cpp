@@ -204,6 +204,37 @@ TEST(LineKernels, SweepsFromMemoryAreBitIdenticalWithEitherStores) {
   }
 }
 
+TEST(LineKernels, SweepsFromMemoryStoreTheirPeriodicXGhostsWithEitherStores) {
+  // A periodic x over one rank: the 7-point lines store their own x ghosts (XGhosts::Wrap), with
+  // streaming stores as one whole line per row shared by two rows' ghosts (rows of pitch n + 8,
+  // halo 1). Enough planes that the sweep streams from memory on this machine.
+  const int n = 64, ny = 66;
+  const std::int64_t plane = 2 * std::int64_t(sizeof(double)) * n * ny;
+  const int nz =
+      int(std::max<std::int64_t>(8, last_level_cache_share(Exec().concurrency()) / plane + 4));
+  const Box owned{{0, 0, 0}, {n, ny, nz}};
+  ASSERT_TRUE(sweep_streams_from_memory(owned));
+  Field u("u", owned, 1), v("v", owned, 1);
+  ASSERT_EQ(v.stride_y(), n + 8);
+  fill_random(u, owned, 17);
+  const Coefficients a{0.1, 0.08, 0.06};
+  const Box in = u.interior();
+  std::vector<double> ref = portable_sweep(7, u, in, a);
+  for (int k = in.lo[2]; k < in.hi[2]; ++k)
+    for (int j = in.lo[1]; j < in.hi[1]; ++j) {
+      ref[std::size_t(u.index(0, j, k))] = ref[std::size_t(u.index(n, j, k))];
+      ref[std::size_t(u.index(n + 1, j, k))] = ref[std::size_t(u.index(1, j, k))];
+    }
+  for (SweepStores stores : {SweepStores::Streaming, SweepStores::Ordinary}) {
+    fill_zero(v);
+    const bool stored = apply_stencil(7, u, v, in, a, false, stores, XGhosts::Wrap);
+    Kokkos::fence();
+    EXPECT_TRUE(stored) << "stores " << int(stores);
+    // Everything else, the padding and the y and z ghost layers included, stays zero.
+    EXPECT_EQ(differing_cells(v, ref), 0) << "stores " << int(stores);
+  }
+}
+
 TEST(LineKernels, CachedSweepsAreBitIdenticalOnEveryRegionShape) {
   // Fields small enough to be swept in cache, and regions of every shape the steppers sweep:
   // the interior, the interior grown into a deep halo, slabs a few rows or planes thick (an
