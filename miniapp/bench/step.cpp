@@ -93,9 +93,10 @@ struct StepCandidate {
   }
   /// A figure derived from each round's sample, `of(sample, round)`, as the median over the
   /// rounds where it is defined (positive); 0 where it is in none. A figure that divides bytes
-  /// by seconds must take both from one round: the sweep stores the x faces in the steps where
-  /// it streams (the store choice), so the bytes moved differ between rounds, and medians of
-  /// each taken apart can pair one round's bytes with another's times.
+  /// by seconds must take both from one round: whether the sweep stores the x faces can depend
+  /// on the stores the choice takes step by step (apply_stencil), so the bytes moved can differ
+  /// between rounds, and medians of each taken apart can pair one round's bytes with another's
+  /// times.
   template <class Figure>
   double median_by_round(Figure of) const {
     std::vector<double> v;
