@@ -163,16 +163,6 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
   // step on the same arrays, and the first pass over arrays that another kernel just left can
   // run at half the rate of the next (measured on an AMD Zen 5 VM: copies at 44-55, then 114
   // GB/s), which would time every kernel but the one after its own twin in that state.
-  const auto timed_twice = [&](Kernel& k, bool keep) {
-    k.run();
-    Kokkos::fence();
-    MPI_Barrier(comm);
-    double t = MPI_Wtime();
-    k.run();
-    Kokkos::fence();
-    t = MPI_Wtime() - t;
-    if (keep) k.seconds.push_back(reduce_stat(t, comm).max);
-  };
   // The twin does not take it all away: the kernel that comes right after the yardstick's
   // copies (other arrays, 2 x 16 B per cell) still runs slower than the one after it (measured
   // on the Zen 5 VM, 7-point, 1 x 2: the first of the adaptive and the streaming sweeps was
@@ -180,11 +170,18 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
   // before the copies take turns to go first, one place further each rep; the copies stay last,
   // as every rep's bound.
   const std::size_t swept = kernels.size() - 2;
-  for (int r = 0; r < warmup + reps; ++r) {
-    for (std::size_t i = 0; i < swept; ++i)
-      timed_twice(kernels[(std::size_t(r) + i) % swept], r >= warmup);
-    for (std::size_t i = swept; i < kernels.size(); ++i) timed_twice(kernels[i], r >= warmup);
-  }
+  for (int r = 0; r < warmup + reps; ++r)
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+      Kernel& k = kernels[i < swept ? (std::size_t(r) + i) % swept : i];
+      k.run();
+      Kokkos::fence();
+      MPI_Barrier(comm);
+      double t = MPI_Wtime();
+      k.run();
+      Kokkos::fence();
+      t = MPI_Wtime() - t;
+      if (r >= warmup) k.seconds.push_back(reduce_stat(t, comm).max);
+    }
 
   const double cells = double(n) * n * n * nranks;
   const auto bandwidth = [&](const Kernel& k) { return 16.0 * cells / median(k.seconds); };
