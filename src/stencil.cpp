@@ -54,7 +54,7 @@ int sweep27_tile_rows(std::int64_t width, int ny) {
 /// The 27-point sweep with every intermediate of its one-dimensional passes computed once per
 /// cell (stencil_line_simd.hpp, rows27, through stencil_rows). Each thread marches tiles of rows
 /// up through its run of planes; per plane, a tile's rows share their z passes in a ring of
-/// scratch rows that stays in the L1.
+/// scratch rows that stays in the L1, and the y and x passes run from registers.
 void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficients& a,
                     SweepStores stores) {
   const int nx = region.extent(0), ny = region.extent(1), nz = region.extent(2);
