@@ -239,7 +239,10 @@ inline void zyx_pass(const double* c1, const double* c, double* out, std::int64_
     }
   };
   // Vectors x = -W, 0, W, ... below n + W: whole where they lie within x in [-1, n], masked
-  // (zero beyond) at the ends. B of x = -W is never used.
+  // (zero beyond) at the ends, as for_columns walks them. Written out here so that the first
+  // two vectors, which only fill the lag, stand outside the loop: through for_columns, with
+  // the lag kept by a test on x in each vector, the pass took 1.2 x the time (AMD Zen 5, one
+  // thread, rows of 256 cells in the L2; same bits). B of x = -W is never used.
   V ap, ac, bc, unused;
   masked(-W, ap, unused);
   if (W <= n + 1)
