@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -22,8 +23,38 @@ double slowest(double seconds, MPI_Comm comm) {
   return reduce_stat(seconds, comm).max;
 }
 
+/// The stores a run's rounds from memory may take under its --sweep-stores: both where they
+/// choose (adaptive).
+std::vector<SweepStores> store_kinds(const Config& config) {
+  if (config.sweep_stores == StorePolicy::Streaming) return {SweepStores::Streaming};
+  if (config.sweep_stores == StorePolicy::Ordinary) return {SweepStores::Ordinary};
+  return {SweepStores::Streaming, SweepStores::Ordinary};
+}
+
+/// Seconds of run(stores) for the faster of `kinds`: its median over `reps` timed rounds, after
+/// `warm` untimed, the kinds in turn (the slowest rank's figure). Collective.
+double faster_median(const std::vector<SweepStores>& kinds, int warm, int reps,
+                     const std::function<void(SweepStores)>& run, MPI_Comm comm) {
+  std::vector<std::vector<double>> seconds(kinds.size());
+  for (int r = -warm; r < reps; ++r)
+    for (std::size_t k = 0; k < kinds.size(); ++k) {
+      const double t0 = MPI_Wtime();
+      run(kinds[k]);
+      Kokkos::fence();
+      const double t = slowest(MPI_Wtime() - t0, comm);
+      if (r >= 0) seconds[k].push_back(t);
+    }
+  double best = std::numeric_limits<double>::infinity();
+  for (std::vector<double>& s : seconds) {
+    std::sort(s.begin(), s.end());
+    best = std::min(best, s[s.size() / 2]);
+  }
+  return best;
+}
+
 /// Cell updates/s per rank of `choice` (blocked) on a block of in.n cells with a neighbour on
-/// every side, the slowest rank's median of three rounds after one untimed. Collective.
+/// every side, with the faster of the stores the run may take: the slowest rank's median of
+/// three rounds after one untimed. Collective.
 double timed_blocked_rate(const Config& config, const BlockingModelInputs& in,
                           const BlockingChoice& choice, MPI_Comm comm) {
   const Box owned{{0, 0, 0}, in.n};
@@ -38,16 +69,10 @@ double timed_blocked_rate(const Config& config, const BlockingModelInputs& in,
     regions.push_back(update_region(everywhere, in.n, choice.width, s, in.two_d));
   const TemporalBlocking tb(u, choice.tile, regions, {}, config.stencil,
                             config.problem().coefficients(), in.two_d);
-  std::vector<double> seconds;
-  for (int r = -1; r < 3; ++r) {
-    const double t0 = MPI_Wtime();
-    tb.run(u, v, choice.width);
-    Kokkos::fence();
-    const double t = slowest(MPI_Wtime() - t0, comm);
-    if (r >= 0) seconds.push_back(t);
-  }
-  std::sort(seconds.begin(), seconds.end());
-  return double(u.interior().count()) * choice.width / seconds[seconds.size() / 2];
+  const double seconds = faster_median(
+      store_kinds(config), 1, 3, [&](SweepStores stores) { tb.run(u, v, choice.width, stores); },
+      comm);
+  return double(u.interior().count()) * choice.width / seconds;
 }
 
 }  // namespace
@@ -113,24 +138,13 @@ HaloWidthChoice choose_halo_width(const Config& config, const Roofline* roofline
     fill_zero(u);
     fill_zero(v);
     const Coefficients a = config.problem().coefficients();
-    std::vector<SweepStores> kinds{SweepStores::Streaming, SweepStores::Ordinary};
-    if (config.sweep_stores == StorePolicy::Streaming) kinds = {SweepStores::Streaming};
-    if (config.sweep_stores == StorePolicy::Ordinary) kinds = {SweepStores::Ordinary};
-    std::vector<std::vector<double>> seconds(kinds.size());
-    for (int r = -2; r < 5; ++r)
-      for (std::size_t k = 0; k < kinds.size(); ++k) {
-        const double t0 = MPI_Wtime();
-        apply_stencil(config.stencil, u, v, u.interior(), a, in.two_d, kinds[k]);
-        Kokkos::fence();
-        const double t = slowest(MPI_Wtime() - t0, comm);
-        if (r >= 0) seconds[k].push_back(t);
-      }
-    double best = std::numeric_limits<double>::infinity();  // the faster kind's median
-    for (std::vector<double>& s : seconds) {
-      std::sort(s.begin(), s.end());
-      best = std::min(best, s[s.size() / 2]);
-    }
-    in.plain_rate = double(u.interior().count()) / best;
+    const double seconds = faster_median(
+        store_kinds(config), 2, 5,
+        [&](SweepStores stores) {
+          apply_stencil(config.stencil, u, v, u.interior(), a, in.two_d, stores);
+        },
+        comm);
+    in.plain_rate = double(u.interior().count()) / seconds;
   }
 
   // Every rank computed the same inputs; rank 0's candidates are the ones all time.

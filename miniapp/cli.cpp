@@ -182,7 +182,8 @@ ParseOutcome parse_command_line(int argc, char** argv) {
                "from memory about once per round; bit-identical)")
       ->group(kBlocking);
   app.add_option("--sweep-stores", c.sweep_stores,
-                 "stores of the sweeps from memory (fields larger than the rank's cache share): "
+                 "stores of the sweeps from memory (fields larger than the rank's cache share), "
+                 "and of the last sub-step of a blocked round: "
                  "adaptive (time streaming and ordinary stores on the first sweeps, keep the "
                  "faster, try the other for two sweeps every 16th; the rank's own choice) | "
                  "streaming | ordinary; the results are the same bit for bit")

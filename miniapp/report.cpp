@@ -140,17 +140,17 @@ void print_report(std::ostream& os, const RunReport& r) {
        << joined(c.tile, " x ") << " owned cells\n";
   const StoresSummary& st = r.stores;
   os << "  sweep stores  ";
+  if (st.from_memory && c.temporal_blocking) os << "(the blocked rounds' last sub-steps) ";
   if (!st.from_memory)
     os << "through the cache (the fields fit in the ranks' share of the last-level cache)\n";
-  else if (c.temporal_blocking)
-    os << "ordinary (temporal blocking's tiles write through the cache)\n";
   else if (st.policy != StorePolicy::Adaptive)
-    os << to_string(st.policy) << " (as asked)\n";
+    os << to_string(st.policy) << " (as asked)";
   else
     os << "adaptive: streaming in " << fmt(st.streaming, "%.4g") << " of "
        << fmt(st.rounds(), "%.4g") << " rounds per rank, ordinary in " << fmt(st.ordinary, "%.4g")
        << " (warm-up included); " << st.ranks_ending_ordinary << " of " << r.nranks
-       << " rank(s) ended on ordinary, " << fmt(st.switches, "%.3g") << " switch(es) per rank\n";
+       << " rank(s) ended on ordinary, " << fmt(st.switches, "%.3g") << " switch(es) per rank";
+  if (st.from_memory) os << "\n";
   os << "  redundant     " << fmt(r.redundant_per_step.min, "%.0f") << "/"
      << fmt(r.redundant_per_step.avg, "%.0f") << "/" << fmt(r.redundant_per_step.max, "%.0f")
      << " extra cell updates per step per rank (min/avg/max; deep halo)\n";

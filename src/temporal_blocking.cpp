@@ -240,7 +240,8 @@ Box TemporalBlocking::update_box(const Box& T, int k, int s) const {
   return grow_active(T, k - 1 - s, two_d_).intersect(regions_[s]);
 }
 
-void TemporalBlocking::run(const Field& u, Field& v, int k, int first, int last) const {
+void TemporalBlocking::run(const Field& u, Field& v, int k, int first, int last,
+                           SweepStores stores) const {
   if (first >= last) return;
   if (k < 1 || k > int(regions_.size()))
     throw std::logic_error("temporal blocking: round of " + std::to_string(k) + " sub-steps");
@@ -249,24 +250,41 @@ void TemporalBlocking::run(const Field& u, Field& v, int k, int first, int last)
   double* scratch = scratch_.data();
   const std::int64_t capacity = capacity_;
   const Box* tiles = tiles_.data();
-  // The first sub-step reads u from memory when the field exceeds the rank's cache share: fetch
-  // its leading plane ahead. (Streaming stores for the last sub-step's writes to v did not pay.)
-  const LineMode first_mode =
-      sweep_streams_from_memory(u.interior()) ? LineMode::Prefetch : LineMode::Cached;
+  // From memory (fields beyond the rank's cache share), the first sub-step fetches u's leading
+  // plane ahead, and the last writes v with streaming stores unless ordinary ones are asked
+  // for: those skip the read of each line of v before it is written, a third of the round's
+  // memory traffic. Measured on AMD Zen 5, 256^3, two threads, rounds of the automatic tiles,
+  // six alternating runs at 56-96 GB/s: H = 2 11.5 -> 9.9 ms, H = 4 21.6 -> 19.7 ms (27-point,
+  // four runs: H = 2 18.4-19.1 -> 17.0-17.7 ms); at H = 6, whose tiles spill from the L2,
+  // 30.9 -> 32.4 ms. So the stepper chooses between the two by timing them (store_choice.hpp),
+  // as it does for plain sweeps. The 27-point rows stream only where each row of v starts a
+  // 64-byte line (rows27's condition); the 7-point lines check their own alignment.
+  const bool from_memory = sweep_streams_from_memory(u.interior());
+  const LineMode first_mode = from_memory ? LineMode::Prefetch : LineMode::Cached;
+  const auto rows_start_lines = [&](const Box& T) {
+    return reinterpret_cast<std::uintptr_t>(out_v.p + out_v.at(T.lo[0], T.lo[1], T.lo[2])) % 64 ==
+               0 &&
+           out_v.sy % 8 == 0 && out_v.sz % 8 == 0;
+  };
+  bool stream = from_memory && stores != SweepStores::Ordinary;
+  for (int t = first; stream && points_ == 27 && t < last; ++t)
+    stream = rows_start_lines(tiles_[std::size_t(t)]);
+  const LineMode last_mode = stream ? LineMode::Stream : LineMode::Cached;
   Kokkos::Experimental::UniqueToken<Exec> token;
   Kokkos::parallel_for(
       "miniapp::temporal_blocking",
       Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(first, last),
       KOKKOS_LAMBDA(const int t) {
         const int id = token.acquire();
-        self->run_tile(tiles[t], k, in_u, out_v, scratch + capacity * id, first_mode);
+        self->run_tile(tiles[t], k, in_u, out_v, scratch + capacity * id, first_mode, last_mode);
+        if (last_mode == LineMode::Stream) publish_streamed();
         token.release(id);
       });
   Kokkos::fence();
 }
 
 void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const Window& out_v,
-                                double* ring, LineMode first_mode) const {
+                                double* ring, LineMode first_mode, LineMode last_mode) const {
   // Level s (sub-step s) computes the planes z of R_s in increasing z, one step behind level
   // s-1: at step t level s computes plane t - s, whose inputs (planes t-s-1 .. t-s+1 of level
   // s-1) are then complete. Levels below the last keep their planes in a ring of 3 (plane z
@@ -364,7 +382,10 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
         double* o = s == k - 1 ? out_v.p + out_v.at(R.lo[0], j, z) : at(out_plane, R.lo[0], j);
         const std::int64_t out_sy = s == k - 1 ? out_v.sy : sx;
         stencil_rows(points_, c, o, R.extent(0), R.extent(1), in_sy, below, above, out_sy, a.ax,
-                     a.ay, a.az, s == 0 ? first_mode : LineMode::Cached);
+                     a.ay, a.az,
+                     s == k - 1 && last_mode == LineMode::Stream ? last_mode
+                     : s == 0                                    ? first_mode
+                                                                 : LineMode::Cached);
         if (s < k - 1) {
           fill_xy(s, z);
           if (z_fill[0] && z == h) fill_z_ghost(s, h - 1, h, 0);

@@ -40,6 +40,7 @@
 #include "field.hpp"
 #include "halo_plan.hpp"
 #include "numerics.hpp"
+#include "stencil.hpp"
 #include "stencil_line.hpp"
 
 namespace miniapp {
@@ -158,10 +159,15 @@ class TemporalBlocking {
 
   /// Run k sub-steps (1 <= k <= H) of the tiles [first, last) of tiles(): u holds the field
   /// after the exchange, v receives the owned cells of those tiles after k sub-steps.
-  /// Launches a kernel and fences.
-  void run(const Field& u, Field& v, int k, int first, int last) const;
+  /// `stores`: how the last sub-step writes v where the fields come from memory
+  /// (sweep_streams_from_memory): streaming stores unless SweepStores::Ordinary, as a plain
+  /// sweep's. Launches a kernel and fences.
+  void run(const Field& u, Field& v, int k, int first, int last,
+           SweepStores stores = SweepStores::Auto) const;
   /// Run k sub-steps of every tile.
-  void run(const Field& u, Field& v, int k) const { run(u, v, k, 0, int(tiles_.size())); }
+  void run(const Field& u, Field& v, int k, SweepStores stores = SweepStores::Auto) const {
+    run(u, v, k, 0, int(tiles_.size()), stores);
+  }
 
   /// The tiles, those that read no ghost cell in a round of H sub-steps first (they can run
   /// while the exchange is in flight).
@@ -190,9 +196,10 @@ class TemporalBlocking {
     }
   };
   /// The k sub-steps of tile T as a wavefront in z (see run_tile in the .cpp), `ring` this
-  /// thread's scratch, `first_mode` how the first sub-step reads u.
+  /// thread's scratch, `first_mode` how the first sub-step reads u, `last_mode` how the last
+  /// writes v.
   void run_tile(const Box& T, int k, const Window& in_u, const Window& out_v, double* ring,
-                LineMode first_mode) const;
+                LineMode first_mode, LineMode last_mode) const;
 
   /// Scratch box of tile T for a round of k sub-steps: T grown by k (not along z in 2D),
   /// clipped to the padded block.

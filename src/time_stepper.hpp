@@ -19,9 +19,9 @@
 //
 // Where x is periodic over this rank alone (kernel packing), the sweeps of a round without
 // blocking that span the interior along x ask to store the x ghosts of each line as they write
-// it (XGhosts::Wrap: 7-point lines do, with streaming stores where the rows allow); when a round's last sub-step did
-// so for every line, the next exchange leaves the x faces alone: one pass over the x faces (a
-// strided value per row) less per round.
+// it (XGhosts::Wrap: 7-point lines do, with streaming stores where the rows allow); when a round's
+// last sub-step did so for every line, the next exchange leaves the x faces alone: one pass over
+// the x faces (a strided value per row) less per round.
 //
 // The sweeps of a round without blocking all take the stores that the rank's StoreChoice names
 // (store_choice.hpp), and the round's stencil time per cell updated goes back to it, with the
@@ -99,7 +99,8 @@ class TimeStepper {
   const PhaseTimes& times() const { return times_; }
   /// The temporal-blocking plan, null without temporal blocking.
   const TemporalBlocking* blocking() const { return blocking_.get(); }
-  /// How the sweeps chose their stores so far (rounds without temporal blocking).
+  /// How the rounds from memory chose their stores so far: the plain sweeps' stores, or the
+  /// stores of a blocked round's last sub-step.
   const StoreChoice& stores() const { return stores_; }
   /// Zero the phase timers and the halo counters (after a warm-up).
   void reset_timers();

@@ -182,5 +182,43 @@ TEST(StoreChoice, StepperFromMemoryTakesBothKindsAndStaysExact) {
       -1);
 }
 
+TEST(StoreChoice, BlockedRoundsFromMemoryTakeBothKindsAndStayExact) {
+  // The same, with temporal blocking: the last sub-step of each round writes v with the kind
+  // chosen. Tiles 20 cells wide put most of v's rows off a 64-byte line: the 7-point lines
+  // stream from their first whole line, the 27-point rows fall back to ordinary stores.
+  CommHandle comm = first_ranks(1);
+  if (comm.get() == MPI_COMM_NULL) return;
+  const std::int64_t share = last_level_cache_share(Exec().concurrency());
+  if (share > (std::int64_t(128) << 20))
+    GTEST_SKIP() << "a last-level cache share of " << share / (1 << 20)
+                 << " MiB: fields beyond it are too large for a unit test";
+  Config c;
+  const std::int64_t cells = share / 16 * 5 / 4 + 1;
+  const std::int64_t plane = std::int64_t{64} * 40;
+  c.grid = {64, 40, int((cells + plane - 1) / plane)};
+  c.bc = {Boundary::Periodic, Boundary::Neumann, Boundary::Dirichlet};
+  c.steps = 8;
+  c.seed = 78;
+  c.temporal_blocking = true;
+  c.halo_width = 2;
+  for (int stencil : {7, 27}) {
+    c.stencil = stencil;
+    const std::vector<double> expected = reference_after(c);
+    for (const Index3& tile : {Index3{0, 0, 0}, Index3{20, 7, 0}}) {
+      c.tile = tile;
+      TimeStepper sim = make_stepper(c, comm.get());
+      sim.run(c.steps);
+      const StoreChoice& stores = sim.stores();
+      ASSERT_TRUE(stores.from_memory()) << c.grid[2] << " planes";
+      EXPECT_EQ(stores.rounds(kS) + stores.rounds(kO), c.steps / c.halo_width);
+      EXPECT_GE(stores.rounds(kS), 1);
+      EXPECT_GE(stores.rounds(kO), 1);
+      EXPECT_EQ(first_bitwise_difference(gather_global(sim.field(), c.grid, comm.get()), expected),
+                -1)
+          << "stencil " << stencil << " tile " << tile[0] << "x" << tile[1];
+    }
+  }
+}
+
 }  // namespace
 }  // namespace miniapp::test

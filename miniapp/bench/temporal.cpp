@@ -5,6 +5,9 @@
 //   plain    H sweeps of the production stencil, the update region shrinking by one layer
 //            per sub-step (what the time loop does without --temporal-blocking)
 //   blocked  the same round fused over tiles (TemporalBlocking, what --temporal-blocking does)
+//            Each with streaming and with ordinary stores from memory (the plain sweeps' output,
+//            the blocked round's last sub-step), in turn: the faster is reported, as a run's
+//            adaptive choice settles on it (--sweep-stores).
 //   copy     the yardstick (stream_copy.hpp): an aligned, first-touched STREAM copy of as many
 //            cells with ordinary and with streaming stores; the bound of any single sweep is
 //            the better copy bandwidth / 16 B per cell update
@@ -80,17 +83,29 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
 
   const double cells = double(n) * n * n;
   const Coefficients a{0.05, 0.05, 0.05};
+  // Each round with both kinds of stores from memory, in turn (the run chooses between them by
+  // timing, store_choice.hpp): the faster kind's median, and which it was.
+  struct Timed {
+    double seconds;
+    SweepStores stores;
+  };
   const auto timed = [&](const auto& round) {
-    std::vector<double> t;
-    for (int r = 0; r < warmup + reps; ++r) {
-      MPI_Barrier(comm);
-      double s = MPI_Wtime();
-      round();
-      Kokkos::fence();
-      s = MPI_Wtime() - s;
-      if (r >= warmup) t.push_back(reduce_stat(s, comm).max);
-    }
-    return median(t);
+    const SweepStores kinds[2] = {SweepStores::Streaming, SweepStores::Ordinary};
+    std::vector<double> t[2];
+    for (int r = 0; r < warmup + reps; ++r)
+      for (int k = 0; k < 2; ++k) {
+        MPI_Barrier(comm);
+        double s = MPI_Wtime();
+        round(kinds[k]);
+        Kokkos::fence();
+        s = MPI_Wtime() - s;
+        if (r >= warmup) t[k].push_back(reduce_stat(s, comm).max);
+      }
+    const double streaming = median(t[0]), ordinary = median(t[1]);
+    return streaming <= ordinary ? Timed{streaming, kinds[0]} : Timed{ordinary, kinds[1]};
+  };
+  const auto kind = [](const Timed& t) {
+    return t.stores == SweepStores::Streaming ? "nt" : "ord";
   };
 
   if (rank == 0)
@@ -116,34 +131,35 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
       return reduce_stat(t, comm).max;
     });
     bound = copy.cells_per_second() * nranks;
-    const double t_plain = timed([&] {
+    const Timed t_plain = timed([&](SweepStores stores) {
       for (int s = 0; s < h; ++s) {
-        apply_stencil(points, s % 2 ? v : u, s % 2 ? u : v, regions[s], a, false);
+        apply_stencil(points, s % 2 ? v : u, s % 2 ? u : v, regions[s], a, false, stores);
         Kokkos::fence();
       }
     });
-    const double plain = cells * nranks * h / t_plain;
+    const double plain = cells * nranks * h / t_plain.seconds;
     if (rank == 0) {
       std::printf(
           "\n  H=%d  copy %.2f GB/s ordinary, %.2f GB/s streaming -> bound %.4e cell "
-          "upd/s; plain %d sweep(s) %.4e (%.3f of bound)\n",
+          "upd/s; plain %d sweep(s) %.4e (%.3f of bound, stores %s)\n",
           h, copy.ordinary * nranks / 1e9, copy.streaming * nranks / 1e9, bound, h, plain,
-          plain / bound);
-      std::printf("    %-14s %10s %11s %12s %14s %9s %9s\n", "tile", "scratch", "redundant",
-                  "ms/round", "cell upd/s", "/bound", "/plain");
+          plain / bound, kind(t_plain));
+      std::printf("    %-14s %10s %11s %12s %14s %9s %9s %7s\n", "tile", "scratch", "redundant",
+                  "ms/round", "cell upd/s", "/bound", "/plain", "stores");
     }
     for (const Index3& tile : tiles) {
       const TemporalBlocking tb(u, tile, regions, {}, points, a, false);
-      const double t = timed([&] { tb.run(u, v, h); });
+      const Timed timed_round = timed([&](SweepStores stores) { tb.run(u, v, h, stores); });
+      const double t = timed_round.seconds;
       const double rate = cells * nranks * h / t;
       const double redundant = double(tb.redundant(h)) / (cells * h);
       if (rank == 0) {
         char name[64];
         std::snprintf(name, sizeof name, "%s%dx%dx%d", tile == Index3{0, 0, 0} ? "auto " : "",
                       tb.tile()[0], tb.tile()[1], tb.tile()[2]);
-        std::printf("    %-14s %7.0f KiB %10.1f%% %12.3f %14.4e %9.3f %9.3f\n", name,
+        std::printf("    %-14s %7.0f KiB %10.1f%% %12.3f %14.4e %9.3f %9.3f %7s\n", name,
                     tb.scratch_bytes() / 1024.0, 100 * redundant, t * 1e3, rate, rate / bound,
-                    rate / plain);
+                    rate / plain, kind(timed_round));
       }
     }
   }
