@@ -254,9 +254,9 @@ void TemporalBlocking::run(const Field& u, Field& v, int k, int first, int last,
   // plane ahead, and the last writes v with streaming stores unless ordinary ones are asked
   // for: those skip the read of each line of v before it is written, a third of the round's
   // memory traffic. Measured on AMD Zen 5, 256^3, two threads, rounds of the automatic tiles,
-  // six alternating runs at 56-96 GB/s: H = 2 11.5 -> 9.9 ms, H = 4 21.6 -> 19.7 ms (27-point,
-  // four runs: H = 2 18.4-19.1 -> 17.0-17.7 ms); at H = 6, whose tiles spill from the L2,
-  // 30.9 -> 32.4 ms. So the stepper chooses between the two by timing them (store_choice.hpp),
+  // six alternating runs at 56-96 GB/s, medians: H = 2 11.55 -> 9.99 ms, H = 4 21.6 -> 19.7 ms
+  // (27-point, four runs: H = 2 18.4-19.1 -> 17.0-17.7 ms); at H = 6, whose tiles spill from the
+  // L2, 30.9 -> 32.4 ms. So the stepper chooses between the two by timing them (store_choice.hpp),
   // as it does for plain sweeps. The 27-point rows stream only where each row of v starts a
   // 64-byte line (rows27's condition); the 7-point lines check their own alignment.
   const bool from_memory = sweep_streams_from_memory(u.interior());
