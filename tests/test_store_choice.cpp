@@ -153,23 +153,40 @@ TEST(StoreChoice, FollowsTheMachineWhenTheFasterKindChanges) {
   EXPECT_EQ(choice.switches(), 1);
 }
 
-TEST(StoreChoice, StepperFromMemoryTakesBothKindsAndStaysExact) {
-  // One rank whose fields are larger than its share of the last-level cache, so that its
-  // sweeps stream from memory and the adaptive choice times both kinds in the first rounds.
-  CommHandle comm = first_ranks(1);
-  if (comm.get() == MPI_COMM_NULL) return;
-  const std::int64_t share = last_level_cache_share(Exec().concurrency());
-  if (share > (std::int64_t(128) << 20))
-    GTEST_SKIP() << "a last-level cache share of " << share / (1 << 20)
-                 << " MiB: fields beyond it are too large for a unit test";
-  Config c;
-  const std::int64_t cells = share / 16 * 5 / 4 + 1;  // 16 B per cell in the two fields, and more
-  const std::int64_t plane = std::int64_t{96} * 88;
-  c.grid = {96, 88, int((cells + plane - 1) / plane)};
+/// One rank whose fields are larger than its share of the last-level cache, so that its sweeps
+/// stream from memory and the adaptive choice times both kinds in the first rounds. Skipped
+/// where that share makes such fields too large for a unit test.
+class StoreChoiceFromMemory : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    comm_ = first_ranks(1);
+    share_ = last_level_cache_share(Exec().concurrency());
+    if (share_ > (std::int64_t(128) << 20))
+      GTEST_SKIP() << "a last-level cache share of " << share_ / (1 << 20)
+                   << " MiB: fields beyond it are too large for a unit test";
+  }
+
+  /// A problem of planes of nx x ny cells, as many as make its two fields a quarter larger than
+  /// the share (16 B per cell).
+  Config beyond_the_share(int nx, int ny) const {
+    Config c;
+    const std::int64_t cells = share_ / 16 * 5 / 4 + 1;
+    const std::int64_t plane = std::int64_t{nx} * ny;
+    c.grid = {nx, ny, int((cells + plane - 1) / plane)};
+    return c;
+  }
+
+  CommHandle comm_;
+  std::int64_t share_ = 0;
+};
+
+TEST_F(StoreChoiceFromMemory, StepperTakesBothKindsAndStaysExact) {
+  if (comm_.get() == MPI_COMM_NULL) return;
+  Config c = beyond_the_share(96, 88);
   c.bc = {Boundary::Periodic, Boundary::Dirichlet, Boundary::Neumann};
   c.steps = 8;
   c.seed = 77;
-  TimeStepper sim = make_stepper(c, comm.get());
+  TimeStepper sim = make_stepper(c, comm_.get());
   sim.run(c.steps);
   const StoreChoice& stores = sim.stores();
   ASSERT_TRUE(stores.from_memory()) << c.grid[2] << " planes";
@@ -178,24 +195,16 @@ TEST(StoreChoice, StepperFromMemoryTakesBothKindsAndStaysExact) {
   EXPECT_GE(stores.rounds(kS), 3);
   EXPECT_GE(stores.rounds(kO), 3);
   EXPECT_EQ(
-      first_bitwise_difference(gather_global(sim.field(), c.grid, comm.get()), reference_after(c)),
+      first_bitwise_difference(gather_global(sim.field(), c.grid, comm_.get()), reference_after(c)),
       -1);
 }
 
-TEST(StoreChoice, BlockedRoundsFromMemoryTakeBothKindsAndStayExact) {
-  // The same, with temporal blocking: the last sub-step of each round writes v with the kind
-  // chosen. Tiles 20 cells wide put most of v's rows off a 64-byte line: the 7-point lines
-  // stream from their first whole line, the 27-point rows fall back to ordinary stores.
-  CommHandle comm = first_ranks(1);
-  if (comm.get() == MPI_COMM_NULL) return;
-  const std::int64_t share = last_level_cache_share(Exec().concurrency());
-  if (share > (std::int64_t(128) << 20))
-    GTEST_SKIP() << "a last-level cache share of " << share / (1 << 20)
-                 << " MiB: fields beyond it are too large for a unit test";
-  Config c;
-  const std::int64_t cells = share / 16 * 5 / 4 + 1;
-  const std::int64_t plane = std::int64_t{64} * 40;
-  c.grid = {64, 40, int((cells + plane - 1) / plane)};
+TEST_F(StoreChoiceFromMemory, BlockedRoundsTakeBothKindsAndStayExact) {
+  // The last sub-step of each blocked round writes v with the kind chosen. Tiles 20 cells wide
+  // put most of v's rows off a 64-byte line: the 7-point lines stream from their first whole
+  // line, the 27-point rows fall back to ordinary stores.
+  if (comm_.get() == MPI_COMM_NULL) return;
+  Config c = beyond_the_share(64, 40);
   c.bc = {Boundary::Periodic, Boundary::Neumann, Boundary::Dirichlet};
   c.steps = 8;
   c.seed = 78;
@@ -206,14 +215,14 @@ TEST(StoreChoice, BlockedRoundsFromMemoryTakeBothKindsAndStayExact) {
     const std::vector<double> expected = reference_after(c);
     for (const Index3& tile : {Index3{0, 0, 0}, Index3{20, 7, 0}}) {
       c.tile = tile;
-      TimeStepper sim = make_stepper(c, comm.get());
+      TimeStepper sim = make_stepper(c, comm_.get());
       sim.run(c.steps);
       const StoreChoice& stores = sim.stores();
       ASSERT_TRUE(stores.from_memory()) << c.grid[2] << " planes";
       EXPECT_EQ(stores.rounds(kS) + stores.rounds(kO), c.steps / c.halo_width);
       EXPECT_GE(stores.rounds(kS), 1);
       EXPECT_GE(stores.rounds(kO), 1);
-      EXPECT_EQ(first_bitwise_difference(gather_global(sim.field(), c.grid, comm.get()), expected),
+      EXPECT_EQ(first_bitwise_difference(gather_global(sim.field(), c.grid, comm_.get()), expected),
                 -1)
           << "stencil " << stencil << " tile " << tile[0] << "x" << tile[1];
     }
