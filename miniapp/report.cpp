@@ -103,6 +103,7 @@ RunReport make_report(const RunPieces& p) {
   r.stores.ranks_ending_ordinary =
       int(std::lround(reduce_stat(ends_ordinary ? 1.0 : 0.0, comm).avg * r.nranks));
   r.stores.switches = reduce_stat(double(stores.switches()), comm).avg;
+  r.stores.blocked = stepper.blocking() != nullptr;
   return r;
 }
 
@@ -140,7 +141,7 @@ void print_report(std::ostream& os, const RunReport& r) {
        << joined(c.tile, " x ") << " owned cells\n";
   const StoresSummary& st = r.stores;
   os << "  sweep stores  ";
-  if (st.from_memory && c.temporal_blocking) os << "(the blocked rounds' last sub-steps) ";
+  if (st.from_memory && st.blocked) os << "(the blocked rounds' last sub-steps) ";
   if (!st.from_memory)
     os << "through the cache (the fields fit in the ranks' share of the last-level cache)\n";
   else if (st.policy != StorePolicy::Adaptive)
@@ -404,7 +405,8 @@ std::string report_json(const RunReport& r) {
                        {"streaming_rounds", st.streaming},
                        {"ordinary_rounds", st.ordinary},
                        {"ranks_ending_ordinary", st.ranks_ending_ordinary},
-                       {"switches", st.switches}};
+                       {"switches", st.switches},
+                       {"blocked_rounds", st.blocked}};
 
   j["schema_version"] = kReportSchemaVersion;
   j["label"] = c.label;

@@ -57,7 +57,9 @@ struct StoresSummary {
   double streaming = 0, ordinary = 0;  ///< rounds per rank with each kind (average)
   int ranks_ending_ordinary = 0;       ///< ranks whose favourite was ordinary at the end
   double switches = 0;                 ///< times a rank's favourite changed (average)
-  /// Rounds per rank that chose (none with temporal blocking: its tiles take ordinary stores).
+  /// The rounds counted are blocked ones: the stores of each round's last sub-step.
+  bool blocked = false;
+  /// Rounds per rank that chose.
   double rounds() const { return streaming + ordinary; }
 };
 
@@ -101,7 +103,7 @@ struct RunReport {
 };
 
 /// Version of the JSON report's layout: minor for added fields, major for changed ones.
-inline constexpr const char* kReportSchemaVersion = "2.5";
+inline constexpr const char* kReportSchemaVersion = "2.6";
 
 /// The report of a finished (or interrupted) run. Collective over the stepper's communicator.
 RunReport make_report(const RunPieces& pieces);
