@@ -119,6 +119,12 @@ miniapp_add_cli_test(NAME roofline EXIT 0
                      ARGS ${TINY} --init sine --verify --roofline
                           --report ${CMAKE_CURRENT_BINARY_DIR}/report_roofline.json)
 set_tests_properties(cli.roofline PROPERTIES FIXTURES_SETUP report_roofline)
+# A blocked run's report says what its stores count: the report_blocked fixture.
+miniapp_add_cli_test(NAME report_blocked EXIT 0
+                     REGEX "^  sweep stores  through the cache"
+                     ARGS ${TINY} --init sine --verify --halo-width 3 --temporal-blocking
+                          --report ${CMAKE_CURRENT_BINARY_DIR}/report_blocked.json)
+set_tests_properties(cli.report_blocked PROPERTIES FIXTURES_SETUP report_blocked)
 # And measures it again after the loop, the fields freed, saying how far it moved.
 miniapp_add_cli_test(NAME roofline_after EXIT 0
                      REGEX "^  roofline      after the run: bound [0-9.]+e\\+[0-9]+ cell upd/s \\(copy ordinary [0-9.]+ GB/s, streaming [0-9.]+ GB/s per node\\), [+-][0-9]+\\.[0-9] % on the bound before; this run = [0-9]+\\.[0-9]{3} of it"
@@ -136,11 +142,17 @@ if(MINIAPP_PYTHON_HAS_JSONSCHEMA)
                        LABELS "python")
   set_tests_properties(python.report_schema_invalid PROPERTIES FIXTURES_REQUIRED report_invalid
                        LABELS "python")
-  # --roofline: the JSON report carries the bound and the run's fraction of it (schema 2.2: and the line kernels built in; 2.3: how the sweeps chose their stores; 2.4: the x faces the sweep stored; 2.5: the bound measured again after the run).
+  # --roofline: the JSON report carries the bound and the run's fraction of it (schema 2.2: and the line kernels built in; 2.3: how the sweeps chose their stores; 2.4: the x faces the sweep stored; 2.5: the bound measured again after the run; 2.6: whether the rounds counted are blocked ones).
   add_test(NAME python.report_schema_roofline
            COMMAND ${MINIAPP_PYTHON} -c "import json, subprocess, sys; r = json.load(open(sys.argv[2])); rl = r['roofline']; assert r['schema_version'] == '2.6' and r['sweep_stores']['blocked_rounds'] is False and 'x_faces_from_sweep_bytes' in r['halo_per_step_per_rank'] and r['config']['sweep_stores'] == 'adaptive' and r['sweep_stores']['policy'] == 'adaptive' and r['config']['roofline'] is True and r['build']['line_kernels'] in ('AVX-512', 'AVX2', 'portable'), r['schema_version']; assert rl['bound_cells_per_s'] > 0 and rl['fraction'] > 0 and rl['streaming_bytes_per_s'] > 0, rl; assert abs(rl['fraction'] - r['figure_of_merit']['value'] / rl['bound_cells_per_s']) < 1e-9 * rl['fraction'], rl; a = rl['after']; assert a['bound_cells_per_s'] > 0 and abs(a['fraction'] - r['figure_of_merit']['value'] / a['bound_cells_per_s']) < 1e-9 * a['fraction'] and abs(rl['drift'] - (a['bound_cells_per_s'] / rl['bound_cells_per_s'] - 1)) < 1e-9, rl; sys.exit(subprocess.call([sys.executable, sys.argv[1], '--expect-verdict', 'VALID', sys.argv[2]]))"
                    ${SCHEMA_CHECK} ${CMAKE_CURRENT_BINARY_DIR}/report_roofline.json)
   set_tests_properties(python.report_schema_roofline PROPERTIES FIXTURES_REQUIRED report_roofline
+                       LABELS "python" PASS_REGULAR_EXPRESSION "valid against schema 2.6")
+  # With temporal blocking the stores counted are the blocked rounds' (schema 2.6).
+  add_test(NAME python.report_blocked_rounds
+           COMMAND ${MINIAPP_PYTHON} -c "import json, subprocess, sys; r = json.load(open(sys.argv[2])); s = r['sweep_stores']; assert r['config']['temporal_blocking'] is True and s['blocked_rounds'] is True, s; sys.exit(subprocess.call([sys.executable, sys.argv[1], '--expect-verdict', 'VALID', sys.argv[2]]))"
+                   ${SCHEMA_CHECK} ${CMAKE_CURRENT_BINARY_DIR}/report_blocked.json)
+  set_tests_properties(python.report_blocked_rounds PROPERTIES FIXTURES_REQUIRED report_blocked
                        LABELS "python" PASS_REGULAR_EXPRESSION "valid against schema 2.6")
   # validate_report.py refuses a report whose bound after the run disagrees with its drift.
   add_test(NAME python.report_roofline_drift_checked
