@@ -31,27 +31,6 @@ std::vector<SweepStores> store_kinds(const Config& config) {
   return {SweepStores::Streaming, SweepStores::Ordinary};
 }
 
-/// Seconds of run(stores) for the faster of `kinds`: its median over `reps` timed rounds, after
-/// `warm` untimed, the kinds in turn (the slowest rank's figure). Collective.
-double faster_median(const std::vector<SweepStores>& kinds, int warm, int reps,
-                     const std::function<void(SweepStores)>& run, MPI_Comm comm) {
-  std::vector<std::vector<double>> seconds(kinds.size());
-  for (int r = -warm; r < reps; ++r)
-    for (std::size_t k = 0; k < kinds.size(); ++k) {
-      const double t0 = MPI_Wtime();
-      run(kinds[k]);
-      Kokkos::fence();
-      const double t = slowest(MPI_Wtime() - t0, comm);
-      if (r >= 0) seconds[k].push_back(t);
-    }
-  double best = std::numeric_limits<double>::infinity();
-  for (std::vector<double>& s : seconds) {
-    std::sort(s.begin(), s.end());
-    best = std::min(best, s[s.size() / 2]);
-  }
-  return best;
-}
-
 /// Cell updates/s per rank of `choice` (blocked) on a block of in.n cells with a neighbour on
 /// every side, with the faster of the stores the run may take: the slowest rank's median of
 /// three rounds after one untimed. Collective.
@@ -69,13 +48,37 @@ double timed_blocked_rate(const Config& config, const BlockingModelInputs& in,
     regions.push_back(update_region(everywhere, in.n, choice.width, s, in.two_d));
   const TemporalBlocking tb(u, choice.tile, regions, {}, config.stencil,
                             config.problem().coefficients(), in.two_d);
-  const double seconds = faster_median(
-      store_kinds(config), 1, 3, [&](SweepStores stores) { tb.run(u, v, choice.width, stores); },
-      comm);
+  const double seconds = time_faster_stores(
+                             store_kinds(config), 1, 3,
+                             [&](SweepStores stores) { tb.run(u, v, choice.width, stores); }, comm)
+                             .seconds;
   return double(u.interior().count()) * choice.width / seconds;
 }
 
 }  // namespace
+
+FasterStores time_faster_stores(const std::vector<SweepStores>& kinds, int warm, int reps,
+                                const std::function<void(SweepStores)>& run, MPI_Comm comm) {
+  std::vector<std::vector<double>> seconds(kinds.size());
+  mpi_check(MPI_Barrier(comm), "MPI_Barrier (calibration)");
+  for (int r = -warm; r < reps; ++r)
+    for (std::size_t k = 0; k < kinds.size(); ++k) {
+      const double t0 = MPI_Wtime();
+      run(kinds[k]);
+      Kokkos::fence();
+      const double t = slowest(MPI_Wtime() - t0, comm);  // its barrier starts the next call
+      if (r >= 0) seconds[k].push_back(t);
+    }
+  FasterStores best{std::numeric_limits<double>::infinity(), SweepStores::Auto};
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    std::vector<double>& s = seconds[k];
+    std::sort(s.begin(), s.end());
+    const std::size_t m = s.size() / 2;
+    const double median = s.size() % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+    if (median < best.seconds) best = {median, kinds[k]};
+  }
+  return best;
+}
 
 std::string Roofline::copies_per_node() const {
   char text[96];
@@ -138,12 +141,14 @@ HaloWidthChoice choose_halo_width(const Config& config, const Roofline* roofline
     fill_zero(u);
     fill_zero(v);
     const Coefficients a = config.problem().coefficients();
-    const double seconds = faster_median(
-        store_kinds(config), 2, 5,
-        [&](SweepStores stores) {
-          apply_stencil(config.stencil, u, v, u.interior(), a, in.two_d, stores);
-        },
-        comm);
+    const double seconds =
+        time_faster_stores(
+            store_kinds(config), 2, 5,
+            [&](SweepStores stores) {
+              apply_stencil(config.stencil, u, v, u.interior(), a, in.two_d, stores);
+            },
+            comm)
+            .seconds;
     in.plain_rate = double(u.interior().count()) / seconds;
   }
 

@@ -21,6 +21,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,18 @@
 #include "temporal_blocking.hpp"
 
 namespace miniapp {
+
+/// The faster kind of stores for some work from memory, and its time.
+struct FasterStores {
+  double seconds = 0;  ///< the kind's median, the slowest rank's figure per call
+  SweepStores stores = SweepStores::Auto;
+};
+
+/// Time run(kind) for each of `kinds` in turn, `warm` untimed calls and `reps` timed ones of
+/// each, every call fenced and taken as the slowest rank's time (each starts after a barrier):
+/// the kind with the smaller median. Collective.
+FasterStores time_faster_stores(const std::vector<SweepStores>& kinds, int warm, int reps,
+                                const std::function<void(SweepStores)>& run, MPI_Comm comm);
 
 /// The memory bound of --roofline: the STREAM copy on every rank at once.
 struct Roofline {

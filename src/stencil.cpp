@@ -78,12 +78,9 @@ void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficie
   const Field f = u;
   const Index3 lo = region.lo;
   const double ax = a.ax, ay = a.ay, az = a.az;
-  // Streaming stores where the line sweeps would take them and the region's lines start on
-  // 64-byte lines (the interior's do, field.hpp).
-  const bool lines_aligned =
-      reinterpret_cast<std::uintptr_t>(vp + f.index(lo[0], lo[1], lo[2])) % 64 == 0 && sy % 8 == 0;
-  LineMode mode = sweep_mode(u, stores);
-  if (mode == LineMode::Stream && !lines_aligned) mode = LineMode::Prefetch;
+  // Streaming stores where the line sweeps would take them (stencil_rows keeps ordinary ones
+  // where the region's rows do not start 64-byte lines; the interior's do, field.hpp).
+  const LineMode mode = sweep_mode(u, stores);
   const bool stream = mode == LineMode::Stream;
   Kokkos::parallel_for(
       "miniapp::stencil::27pt",

@@ -175,13 +175,17 @@ KOKKOS_INLINE_FUNCTION void stencil_line_planes(int points, const double* __rest
 /// out + j out_sy, planes below and above at c - below and c + above. The vector 27-point
 /// kernel shares its z passes between the rows (simd::rows27, with a scratch per thread that
 /// grows to the longest line it has seen, first touched by its thread; LineMode::Stream:
-/// non-temporal stores, each output row on a 64-byte line, not fenced); every other case runs
-/// line by line.
+/// non-temporal stores, not fenced, where each output row starts a 64-byte line, else ordinary
+/// ones with the same fetch, LineMode::Prefetch); every other case runs line by line.
 inline void stencil_rows(int points, const double* c, double* out, int n, int rows, std::int64_t sy,
                          std::int64_t below, std::int64_t above, std::int64_t out_sy, double ax,
                          double ay, double az, LineMode mode = LineMode::Cached) {
 #if defined(MINIAPP_HAVE_SIMD_LINES)
   if (points == 27 && n >= kShortLine && rows > 1) {
+    // rows27 streams whole vectors with aligned stores: only rows that start a line can.
+    if (mode == LineMode::Stream &&
+        (reinterpret_cast<std::uintptr_t>(out) % 64 != 0 || out_sy % 8 != 0))
+      mode = LineMode::Prefetch;
     thread_local std::unique_ptr<double[], void (*)(void*)> scratch(nullptr, std::free);
     thread_local std::int64_t size = 0;
     const std::int64_t need = simd::rows27_scratch(n);

@@ -257,19 +257,12 @@ void TemporalBlocking::run(const Field& u, Field& v, int k, int first, int last,
   // six alternating runs at 56-96 GB/s, medians: H = 2 11.55 -> 9.99 ms, H = 4 21.6 -> 19.7 ms
   // (27-point, four runs: H = 2 18.4-19.1 -> 17.0-17.7 ms); at H = 6, whose tiles spill from the
   // L2, 30.9 -> 32.4 ms. So the stepper chooses between the two by timing them (store_choice.hpp),
-  // as it does for plain sweeps. The 27-point rows stream only where each row of v starts a
-  // 64-byte line (rows27's condition); the 7-point lines check their own alignment.
+  // as it does for plain sweeps. Rows of v that do not start a 64-byte line keep ordinary
+  // stores (the line kernels and stencil_rows check).
   const bool from_memory = sweep_streams_from_memory(u.interior());
   const LineMode first_mode = from_memory ? LineMode::Prefetch : LineMode::Cached;
-  const auto rows_start_lines = [&](const Box& T) {
-    return reinterpret_cast<std::uintptr_t>(out_v.p + out_v.at(T.lo[0], T.lo[1], T.lo[2])) % 64 ==
-               0 &&
-           out_v.sy % 8 == 0 && out_v.sz % 8 == 0;
-  };
-  bool stream = from_memory && stores != SweepStores::Ordinary;
-  for (int t = first; stream && points_ == 27 && t < last; ++t)
-    stream = rows_start_lines(tiles_[std::size_t(t)]);
-  const LineMode last_mode = stream ? LineMode::Stream : LineMode::Cached;
+  const LineMode last_mode =
+      from_memory && stores != SweepStores::Ordinary ? LineMode::Stream : LineMode::Cached;
   Kokkos::Experimental::UniqueToken<Exec> token;
   Kokkos::parallel_for(
       "miniapp::temporal_blocking",

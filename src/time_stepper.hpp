@@ -25,7 +25,8 @@
 //
 // The sweeps of a round without blocking all take the stores that the rank's StoreChoice names
 // (store_choice.hpp), and the round's stencil time per cell updated goes back to it, with the
-// latest copy of the x faces added where the round left them to the next exchange.
+// latest copy of the x faces added where the round left them to the next exchange. A blocked
+// round's last sub-step takes them too, and its time per owned cell and sub-step goes back.
 //
 // Everything a round needs is planned and allocated in the constructor. The run's loop (when
 // to checkpoint, record a spectrum, report progress or stop) belongs to the caller.

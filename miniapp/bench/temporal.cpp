@@ -16,12 +16,14 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "bench.hpp"
+#include "calibration.hpp"
 #include "field.hpp"
 #include "initial_condition.hpp"
 #include "mpi_utils.hpp"
@@ -85,26 +87,11 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
   const Coefficients a{0.05, 0.05, 0.05};
   // Each round with both kinds of stores from memory, in turn (the run chooses between them by
   // timing, store_choice.hpp): the faster kind's median, and which it was.
-  struct Timed {
-    double seconds;
-    SweepStores stores;
+  const auto timed = [&](const std::function<void(SweepStores)>& round) {
+    return time_faster_stores({SweepStores::Streaming, SweepStores::Ordinary}, warmup, reps, round,
+                              comm);
   };
-  const auto timed = [&](const auto& round) {
-    const SweepStores kinds[2] = {SweepStores::Streaming, SweepStores::Ordinary};
-    std::vector<double> t[2];
-    for (int r = 0; r < warmup + reps; ++r)
-      for (int k = 0; k < 2; ++k) {
-        MPI_Barrier(comm);
-        double s = MPI_Wtime();
-        round(kinds[k]);
-        Kokkos::fence();
-        s = MPI_Wtime() - s;
-        if (r >= warmup) t[k].push_back(reduce_stat(s, comm).max);
-      }
-    const double streaming = median(t[0]), ordinary = median(t[1]);
-    return streaming <= ordinary ? Timed{streaming, kinds[0]} : Timed{ordinary, kinds[1]};
-  };
-  const auto kind = [](const Timed& t) {
+  const auto kind = [](const FasterStores& t) {
     return t.stores == SweepStores::Streaming ? "nt" : "ord";
   };
 
@@ -131,7 +118,7 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
       return reduce_stat(t, comm).max;
     });
     bound = copy.cells_per_second() * nranks;
-    const Timed t_plain = timed([&](SweepStores stores) {
+    const FasterStores t_plain = timed([&](SweepStores stores) {
       for (int s = 0; s < h; ++s) {
         apply_stencil(points, s % 2 ? v : u, s % 2 ? u : v, regions[s], a, false, stores);
         Kokkos::fence();
@@ -149,7 +136,7 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
     }
     for (const Index3& tile : tiles) {
       const TemporalBlocking tb(u, tile, regions, {}, points, a, false);
-      const Timed timed_round = timed([&](SweepStores stores) { tb.run(u, v, h, stores); });
+      const FasterStores timed_round = timed([&](SweepStores stores) { tb.run(u, v, h, stores); });
       const double t = timed_round.seconds;
       const double rate = cells * nranks * h / t;
       const double redundant = double(tb.redundant(h)) / (cells * h);
