@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# clang-tidy over src/ and miniapp/ with the checked-in .clang-tidy (CI runs it).
+# clang-tidy over src/, miniapp/ and tests/ with the checked-in .clang-tidy files (CI runs it).
 #
-#   scripts/lint.sh [FILE...]        default: every .cpp in src/, miniapp/ and miniapp/bench/
+#   scripts/lint.sh [FILE...]        default: every .cpp in src/, miniapp/, miniapp/bench/ and tests/
 #
 # Uses compile_commands.json of a configure with CMAKE_EXPORT_COMPILE_COMMANDS=ON in
 # $LINT_BUILD_DIR (default build-lint; configured here when missing, nothing is built except
@@ -21,7 +21,7 @@ if [ $# -gt 0 ]; then
 else
   # Only files this configuration compiles (the PETSc peer is built only when PETSc is found).
   files=()
-  for f in src/*.cpp miniapp/*.cpp miniapp/bench/*.cpp; do
+  for f in src/*.cpp miniapp/*.cpp miniapp/bench/*.cpp tests/*.cpp; do
     grep -q "\"file\": \"$PWD/$f\"" "$build/compile_commands.json" && files+=("$f")
   done
 fi

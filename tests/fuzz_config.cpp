@@ -234,7 +234,7 @@ class Generator {
     if (chance(10) && args.size() > 2)
       std::swap(args[1 + below(args.size() - 1)], args[1 + below(args.size() - 1)]);
     if (chance(5) && args.size() > 1) args[1 + below(args.size() - 1)] = bytes(1 + below(12));
-    if (chance(3)) args.push_back(chance(50) ? "--help" : "--version");
+    if (chance(3)) args.emplace_back(chance(50) ? "--help" : "--version");
   }
 
   /// A command line without a TOML file: small grid and few steps, plus mutations.
@@ -263,7 +263,7 @@ class Generator {
 
   /// A TOML value of the wrong shape or type for `o`, or a hostile one.
   std::string toml_value(const OptionSpec& o) {
-    const std::string v = value(o);
+    std::string v = value(o);
     switch (below(6)) {
       case 0:
         return v;  // raw
@@ -455,6 +455,7 @@ struct Tally {
 void run_case(const Case& c, std::uint64_t seed, long index, Tally& tally) {
   std::vector<std::string> storage = c.args;
   std::vector<char*> argv;
+  argv.reserve(storage.size() + 1);
   for (auto& s : storage) argv.push_back(s.data());
   argv.push_back(nullptr);
   ParseOutcome out;
@@ -514,14 +515,14 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--cases" && i + 1 < argc)
-      cases = std::atol(argv[++i]);
+      cases = std::strtol(argv[++i], nullptr, 10);
     else if (a == "--seed" && i + 1 < argc)
       seed = std::strtoull(argv[++i], nullptr, 10);
     else
       inputs_dir = a;
   }
   // The sanitizer stage runs fewer cases (its slow unwinder makes each allocation costly).
-  if (const char* env = std::getenv("MINIAPP_FUZZ_CASES")) cases = std::atol(env);
+  if (const char* env = std::getenv("MINIAPP_FUZZ_CASES")) cases = std::strtol(env, nullptr, 10);
   const std::vector<std::string> inputs = read_inputs(inputs_dir);
   if (inputs.empty()) {
     std::cerr << "fuzz_config: no *.toml files in '" << inputs_dir << "'\n";

@@ -33,7 +33,7 @@ std::string scratch_dir(const std::string& tag) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   long pid = long(::getpid());
   MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-  const std::string dir = "checkpoint_test_" + tag + "_" + std::to_string(pid);
+  std::string dir = "checkpoint_test_" + tag + "_" + std::to_string(pid);
   if (rank == 0) ::mkdir(dir.c_str(), 0755);
   MPI_Barrier(MPI_COMM_WORLD);
   return dir;
@@ -359,7 +359,7 @@ TEST(Checkpoint, RestartTakesTheFileSettingsAndRefusesConflicts) {
   mine.sine_mode = {4, 4, 4};
   EXPECT_EQ(merge_restart_config(mine, old, "f.h5").sine_mode, mine.sine_mode);
 
-  auto refused = [&](Config c, const std::string& needle) {
+  auto refused = [&](const Config& c, const std::string& needle) {
     try {
       merge_restart_config(c, meta, "f.h5");
     } catch (const ConfigError& e) {

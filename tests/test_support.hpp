@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -63,7 +64,7 @@ inline std::vector<double> gather_global(const Field& u, const Index3& global, M
       for (int i = in.lo[0]; i < in.hi[0]; ++i) mine.push_back(host(u.index(i, j, k)));
   int box[6] = {u.owned().lo[0], u.owned().lo[1], u.owned().lo[2],
                 u.owned().hi[0], u.owned().hi[1], u.owned().hi[2]};
-  std::vector<int> boxes(6 * size), counts(size), displs(size);
+  std::vector<int> boxes(std::size_t(6) * size), counts(size), displs(size);
   MPI_Gather(box, 6, MPI_INT, boxes.data(), 6, MPI_INT, 0, comm);
   int count = int(mine.size());
   MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
@@ -78,7 +79,7 @@ inline std::vector<double> gather_global(const Field& u, const Index3& global, M
   if (rank != 0) return {};
   std::vector<double> g(std::size_t(global[0]) * global[1] * global[2]);
   for (int r = 0; r < size; ++r) {
-    const int* b = &boxes[6 * r];
+    const int* b = &boxes[std::size_t(6) * r];
     std::size_t p = std::size_t(displs[r]);
     for (int z = b[2]; z < b[5]; ++z)
       for (int y = b[1]; y < b[4]; ++y)
@@ -231,11 +232,18 @@ inline const std::vector<ModeCase> kModes = {
     {HaloMode::NeighborColl, PackKind::Kernel}, {HaloMode::Faces, PackKind::Kernel},
     {HaloMode::Faces, PackKind::Datatype}};
 
+/// The bits of x: exactness is equality of bits (0.0 and -0.0 differ, a NaN equals itself).
+inline std::uint64_t bits_of(double x) {
+  std::uint64_t b = 0;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+
 /// Index of the first element where a and b differ bitwise, or -1.
 inline long first_bitwise_difference(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.size() != b.size()) return 0;
   for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::memcmp(&a[i], &b[i], sizeof(double)) != 0) return long(i);
+    if (bits_of(a[i]) != bits_of(b[i])) return long(i);
   return -1;
 }
 

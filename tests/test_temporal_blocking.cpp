@@ -120,6 +120,7 @@ TEST(TemporalBlocking, InnerTilesReadNoGhost) {
   const Box owned{{0, 0, 0}, {24, 24, 24}};
   Field u("u", owned, 4);
   std::vector<Box> regions;
+  regions.reserve(4);
   for (int s = 0; s < 4; ++s) regions.push_back(u.padded().grown(-(s + 1)));
   const TemporalBlocking tb(u, {8, 8, 8}, regions, {}, 7, {0.1, 0.1, 0.1}, false);
   ASSERT_EQ(tb.tiles().size(), 27u);
@@ -133,7 +134,7 @@ TEST(TemporalBlocking, AutomaticTileFitsTheBudgetAndKeepsLinesLong) {
       const Index3 t = auto_tile({256, 256, 256}, h, false, temporal_blocking_budget(h), threads);
       // The wavefront keeps 3 planes of the grown tile per sub-step: 8 * 3h (tx+2h)(ty+2h).
       EXPECT_EQ(blocking_working_set(t, h),
-                8 * 3 * h * std::int64_t(t[0] + 2 * h) * (t[1] + 2 * h));
+                std::int64_t(8) * 3 * h * (t[0] + 2 * h) * (t[1] + 2 * h));
       EXPECT_LE(blocking_working_set(t, h), temporal_blocking_budget(h)) << "H=" << h;
       EXPECT_GE(t[0], 32) << "H=" << h;
       const int tiles = (256 / t[0]) * ((256 + t[1] - 1) / t[1]) * ((256 + t[2] - 1) / t[2]);
@@ -250,6 +251,7 @@ TEST(TemporalBlocking, WalkTimesTheModelsBestThenWalksToTheFasterNeighbours) {
   // Candidates as blocking_candidates() gives them: one per width, fastest predicted first.
   const auto candidates = [](const std::vector<int>& widths) {
     std::vector<BlockingChoice> out;
+    out.reserve(widths.size());
     for (int h : widths) out.push_back(BlockingChoice{h, true, {8, 8, 8}, 1.0, 0.5});
     return out;
   };
