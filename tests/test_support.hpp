@@ -5,8 +5,6 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
-#include <cstdint>
-#include <cstring>
 #include <vector>
 
 #include "field.hpp"
@@ -232,18 +230,12 @@ inline const std::vector<ModeCase> kModes = {
     {HaloMode::NeighborColl, PackKind::Kernel}, {HaloMode::Faces, PackKind::Kernel},
     {HaloMode::Faces, PackKind::Datatype}};
 
-/// The bits of x: exactness is equality of bits (0.0 and -0.0 differ, a NaN equals itself).
-inline std::uint64_t bits_of(double x) {
-  std::uint64_t b = 0;
-  std::memcpy(&b, &x, sizeof b);
-  return b;
-}
-
-/// Index of the first element where a and b differ bitwise, or -1.
+/// Index of the first element where a and b differ bitwise (double_bits: 0.0 and -0.0 differ),
+/// or -1.
 inline long first_bitwise_difference(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.size() != b.size()) return 0;
   for (std::size_t i = 0; i < a.size(); ++i)
-    if (bits_of(a[i]) != bits_of(b[i])) return long(i);
+    if (double_bits(a[i]) != double_bits(b[i])) return long(i);
   return -1;
 }
 

@@ -70,11 +70,11 @@ std::int64_t index_mismatches(const void* buf, bool real, const Box& b, const In
         const Complex want = index_value(n, x, y, z);
         const std::int64_t o = offset_in(b, x, y, z);
         if (real) {
-          bad += bits_of(static_cast<const double*>(buf)[o]) != bits_of(want.real());
+          bad += double_bits(static_cast<const double*>(buf)[o]) != double_bits(want.real());
         } else {
           const Complex got = static_cast<const Complex*>(buf)[o];
-          bad += bits_of(got.real()) != bits_of(want.real()) ||
-                 bits_of(got.imag()) != bits_of(want.imag());
+          bad += double_bits(got.real()) != double_bits(want.real()) ||
+                 double_bits(got.imag()) != double_bits(want.imag());
         }
       }
   return bad;
