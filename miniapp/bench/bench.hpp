@@ -8,6 +8,8 @@
 #include <CLI/CLI.hpp>
 #include <vector>
 
+#include "stencil.hpp"
+
 namespace miniapp::bench {
 
 /// Single sweeps (7 and 27 points, Kokkos and hand-written OpenMP) vs a STREAM-style copy.
@@ -34,5 +36,10 @@ int parse_options(CLI::App& app, int argc, char** argv, MPI_Comm comm);
 
 /// Median of v (0 for an empty v). Not collective.
 double median(std::vector<double> v);
+
+/// The benchmarks' column label of a kind of stores: "nt" (streaming) or "ord".
+inline const char* stores_label(SweepStores s) {
+  return s == SweepStores::Streaming ? "nt" : "ord";
+}
 
 }  // namespace miniapp::bench

@@ -144,10 +144,9 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
                        [&, p] { sweep_choosing(choice, p, u, v, in, a, false); },
                        {}});
     for (SweepStores stores : {SweepStores::Streaming, SweepStores::Ordinary})
-      kernels.push_back(
-          {"stencil " + s + " kokkos " + (stores == SweepStores::Streaming ? "nt" : "ord"),
-           [&, p, stores] { apply_stencil(p, u, v, in, a, false, stores); },
-           {}});
+      kernels.push_back({"stencil " + s + " kokkos " + stores_label(stores),
+                         [&, p, stores] { apply_stencil(p, u, v, in, a, false, stores); },
+                         {}});
     kernels.push_back({"stencil " + s + " openmp", [&, p] { openmp_sweep(p, u, v, in, a); }, {}});
   }
   const bool mdrange = std::find(stencils.begin(), stencils.end(), 7) != stencils.end();

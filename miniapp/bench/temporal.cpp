@@ -91,9 +91,6 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
     return time_faster_stores({SweepStores::Streaming, SweepStores::Ordinary}, warmup, reps, round,
                               comm);
   };
-  const auto kind = [](const FasterStores& t) {
-    return t.stores == SweepStores::Streaming ? "nt" : "ord";
-  };
 
   if (rank == 0)
     std::printf(
@@ -130,7 +127,7 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
           "\n  H=%d  copy %.2f GB/s ordinary, %.2f GB/s streaming -> bound %.4e cell "
           "upd/s; plain %d sweep(s) %.4e (%.3f of bound, stores %s)\n",
           h, copy.ordinary * nranks / 1e9, copy.streaming * nranks / 1e9, bound, h, plain,
-          plain / bound, kind(t_plain));
+          plain / bound, stores_label(t_plain.stores));
       std::printf("    %-14s %10s %11s %12s %14s %9s %9s %7s\n", "tile", "scratch", "redundant",
                   "ms/round", "cell upd/s", "/bound", "/plain", "stores");
     }
@@ -146,7 +143,7 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
                       tb.tile()[0], tb.tile()[1], tb.tile()[2]);
         std::printf("    %-14s %7.0f KiB %10.1f%% %12.3f %14.4e %9.3f %9.3f %7s\n", name,
                     tb.scratch_bytes() / 1024.0, 100 * redundant, t * 1e3, rate, rate / bound,
-                    rate / plain, kind(timed_round));
+                    rate / plain, stores_label(timed_round.stores));
       }
     }
   }
