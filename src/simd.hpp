@@ -60,6 +60,8 @@ inline Mask last_lane() { return Mask(1u << (W - 1)); }
 inline V load_lanes(Mask m, const double* p) { return _mm512_maskz_loadu_pd(m, p); }
 /// The lanes in m of v into p; no access outside them.
 inline void store_lanes(double* p, Mask m, V v) { _mm512_mask_storeu_pd(p, m, v); }
+/// The lanes in m from b, the others from a.
+inline V select(Mask m, V a, V b) { return _mm512_mask_blend_pd(m, a, b); }
 
 /// (u(i-1)) for the lanes of `cur`, lane 0 from the last lane of `prev`.
 inline V shift_in_low(V cur, V prev) {
@@ -112,6 +114,7 @@ inline Mask first_lanes(int count) { return lanes_within(0, 0, count); }
 inline Mask last_lane() { return _mm256_setr_epi64x(0, 0, 0, -1); }
 inline V load_lanes(Mask m, const double* p) { return _mm256_maskload_pd(p, m); }
 inline void store_lanes(double* p, Mask m, V v) { _mm256_maskstore_pd(p, m, v); }
+inline V select(Mask m, V a, V b) { return _mm256_blendv_pd(a, b, _mm256_castsi256_pd(m)); }
 
 /// (prev3, cur0, cur1, cur2): the 128-bit halves (prev_hi, cur_lo), then one in-lane shuffle.
 inline V shift_in_low(V cur, V prev) {

@@ -101,17 +101,6 @@ void sweep27_shared(const Field& u, Field& v, const Box& region, const Coefficie
 }
 #endif
 
-/// Whether lines written with streaming stores can store their x ghosts (wrap_line7_streamed):
-/// halo 1, rows of pitch n + 8, a build with the vector line kernels.
-bool streamed_wrap_fits(const Field& v) {
-#if defined(MINIAPP_HAVE_SIMD_LINES)
-  return v.halo() == 1 && v.stride_y() == v.n()[0] + 8;
-#else
-  (void)v;
-  return false;
-#endif
-}
-
 /// The sweep as line kernels, line by line.
 /// `wrap`: the ghosts per side that each 7-point line stores for a periodic x (wrap_line7, or
 /// wrap_line7_streamed where the lines stream), 0 for none.
@@ -133,7 +122,7 @@ void apply_lines(int points, const Field& u, Field& v, const Box& region, const 
                   if (wrap == 0) return;
 #if defined(MINIAPP_HAVE_SIMD_LINES)
                   if (mode == LineMode::Stream) {
-                    wrap_line7_streamed(up + base, vp + base, nx, sy, sz, ax, ay, az,
+                    wrap_line7_streamed(up + base, vp + base, nx, wrap, sy, sz, sz, ax, ay, az,
                                         j == first_row, j == last_row);
                     return;
                   }
@@ -164,6 +153,15 @@ void apply_rows(int points, const Field& u, Field& v, const Box& region, const C
 
 }  // namespace
 
+bool streamed_wrap_fits(const Field& v) {
+#if defined(MINIAPP_HAVE_SIMD_LINES)
+  return v.halo() <= 4 && v.stride_y() == v.n()[0] + 8;
+#else
+  (void)v;
+  return false;
+#endif
+}
+
 bool apply_stencil(int points, const Field& u, Field& v, const Box& region, const Coefficients& a,
                    bool flat_z, SweepStores stores, XGhosts x_ghosts) {
   const Box in = v.interior();
@@ -176,8 +174,12 @@ bool apply_stencil(int points, const Field& u, Field& v, const Box& region, cons
   // ghosts (wrap_line7_streamed; on AMD Zen 5 it cost the sweep +0.03 ms median against a copy
   // of 0.17-0.32 ms; on Zen 3 about as much as the copy). Ghosts stored one by one into the
   // streamed lines had cost 4-7 % (Zen 3), and a 27-point line's two cells computed again 11 %.
-  const bool wrap = x_ghosts == XGhosts::Wrap && points == 7 &&
-                    (sweep_mode(u, stores) != LineMode::Stream || streamed_wrap_fits(v));
+  // Streamed lines wrap at halo 1 only: the deeper halos' masked updates cost a plain round's
+  // last sweep about what they save the exchange (H = 4 on Zen 5: 1.007 x the step's time,
+  // median of eight alternating runs), where a blocked round gains (temporal_blocking.cpp).
+  const bool wrap =
+      x_ghosts == XGhosts::Wrap && points == 7 &&
+      (sweep_mode(u, stores) != LineMode::Stream || (v.halo() == 1 && streamed_wrap_fits(v)));
 #if defined(MINIAPP_HAVE_SIMD_LINES)
   // Regions of single rows (the shells of an overlapped step) and 2D problems take the line
   // kernel: there is little to share.

@@ -31,9 +31,16 @@ bool sweep_streams_from_memory(const Box& owned);
 /// beyond its other end (h = the field's halo width), the values the halo exchange would copy
 /// there, so that the next exchange can leave the x faces alone (HaloExchange::
 /// x_faces_from_sweep). Honoured where it is cheaper than that copy: 7-point lines written with
-/// ordinary stores, and those written with streaming stores in rows of pitch n + 8 with halo 1
-/// (apply_stencil says whether it did). Needs a region that spans the interior along x.
+/// ordinary stores, and those written with streaming stores where streamed_wrap_fits (in the
+/// plain sweep at halo 1 only); apply_stencil and TemporalBlocking::run say whether they did.
+/// Needs lines that span the interior along x.
 enum class XGhosts { Leave, Wrap };
+
+/// Whether 7-point lines of v written with streaming stores can store their x ghosts
+/// (wrap_line7_streamed): at most 4 ghosts per side, rows of pitch n + 8 (so that one 64-byte
+/// line holds a row's east ghosts and the next row's west ones), a build with the vector line
+/// kernels. Pure.
+bool streamed_wrap_fits(const Field& v);
 
 /// v = one step of the `points`-point stencil (7 or 27) on `region` (local padded box; its
 /// cells' neighbours must be inside u's padded box); `flat_z` for a 2D problem (z neighbours

@@ -223,29 +223,90 @@ KOKKOS_INLINE_FUNCTION void wrap_line7(const double* __restrict c, double* __res
 }
 
 #if defined(MINIAPP_HAVE_SIMD_LINES)
-/// wrap_line7 for a line just written with streaming stores, halo 1, in rows of pitch n + 8
-/// (so row j-1's east ghost and row j's west ghost share the 64-byte line just before row j's
-/// first cell, with the row padding between them): that whole line is written by one
-/// streaming store, ghosts and zero padding, so that the ghosts cost neither a read of the
-/// line nor the exchange's copy of the x faces. Row j-1's ghost is its cell x = 0, computed
-/// again from u like the rest. The interior's first row (first_row) stores only its own west
-/// ghost, with an ordinary store (the lane before it is a y ghost row's), and its last row
-/// (last_row) also its east ghost, which no next row's line holds.
+/// wrap_line7 for a line just written with streaming stores, h <= 4 ghosts per side, in rows of
+/// pitch n + 8 whose first cell starts a 64-byte line (so row j-1's h east ghosts and row j's h
+/// west ghosts share the line just before row j's first cell, with the row padding between
+/// them): that whole line is written by one streaming store, ghosts and zero padding, so that
+/// the ghosts cost neither a read of the line nor the exchange's copy of the x faces. Row j-1's
+/// ghosts are its cells x = 0 .. h-1, computed again from c - sy like the rest. A first row
+/// (first_row: the line before it holds a row that another sweep or the exchange writes) stores
+/// only its own west ghosts, with ordinary stores, and a last row (last_row) also its east
+/// ghosts, which no next row's line holds. The planes below and above are at c - below and
+/// c + above, as in line7.
+///
+/// The 2h cells a row are computed by the portable loop at h = 1 and by the vector kernel's
+/// masked update above it (measured on AMD Zen 5, 256^3, two threads, alternating runs: the
+/// masked update made the plain sweep at h = 1 7 % slower, median of eight; the portable loop's
+/// 8 cells at h = 4 cost a blocked round 8-9 % where the masked update costs 1-3 %).
 KOKKOS_INLINE_FUNCTION void wrap_line7_streamed(const double* __restrict c, double* __restrict out,
-                                                int n, std::int64_t sy, std::int64_t sz, double ax,
-                                                double ay, double az, bool first_row,
-                                                bool last_row) {
-  alignas(64) double line[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  line7_portable(c + n - 1, line + 7, 1, sy, sz, sz, ax, ay, az);
-  if (first_row) {
-    out[-1] = line[7];
-  } else {
-    line7_portable(c - sy, line, 1, sy, sz, sz, ax, ay, az);
-    for (int i = 0; i < 8; i += simd::W) simd::stream(out - 8 + i, simd::load(line + i));
+                                                int n, int h, std::int64_t sy, std::int64_t below,
+                                                std::int64_t above, double ax_, double ay_,
+                                                double az_, bool first_row, bool last_row) {
+  if (h == 1) {
+    alignas(64) double line[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    line7_portable(c + n - 1, line + 7, 1, sy, below, above, ax_, ay_, az_);
+    if (first_row) {
+      out[-1] = line[7];
+    } else {
+      line7_portable(c - sy, line, 1, sy, below, above, ax_, ay_, az_);
+      for (int i = 0; i < 8; i += simd::W) simd::stream(out - 8 + i, simd::load(line + i));
+    }
+    if (last_row) line7_portable(c, out + n, 1, sy, below, above, ax_, ay_, az_);
+    return;
   }
-  if (last_row) line7_portable(c, out + n, 1, sy, sz, sz, ax, ay, az);
+  using namespace simd;
+  const V ax = set1(ax_), ay = set1(ay_), az = set1(az_);
+  const V two = opaque_two();
+  // Lane l of the line's vector at i: row j-1's cell i + l (east ghost) where i + l < h, row j's
+  // cell n - 8 + i + l (west ghost) where i + l >= 8 - h, zero padding between.
+  for (int i = 0; i < 8; i += W) {
+    const Mask east = lanes_within(i, 0, h), west = lanes_within(i, 8 - h, 8);
+    const V w = update7_masked(west, c + n - 8 + i, sy, below, above, ax, ay, az, two);
+    if (first_row) {
+      store_lanes(out - 8 + i, west, w);
+      continue;
+    }
+    const V e = update7_masked(east, c - sy + i, sy, below, above, ax, ay, az, two);
+    stream(out - 8 + i, select(west, e, w));
+  }
+  if (last_row)
+    for (int i = 0; i < h; i += W) {
+      const Mask m = lanes_within(i, 0, h);
+      store_lanes(out + n + i, m, update7_masked(m, c + i, sy, below, above, ax, ay, az, two));
+    }
 }
 #endif
+
+/// The x ghosts of `rows` 7-point lines of one plane just written with ordinary stores, where x
+/// is periodic over one rank: copied from the lines' own cells (h per side; row j at
+/// out + j out_sy), which a round's tiles have in the L1 or L2 by then. Run after the whole
+/// plane, so that the loads find the stores of all but its last rows retired. Where the vector
+/// kernels wrote whole vectors at both ends (rows on 64-byte lines, n a multiple of 8, h <= 8),
+/// one vector load and one masked store a side.
+KOKKOS_INLINE_FUNCTION void wrap_rows_copied(double* __restrict out, int n, int rows, int h,
+                                             std::int64_t out_sy) {
+#if defined(MINIAPP_HAVE_SIMD_LINES)
+  if (n % 8 == 0 && n >= 8 && h <= 8 && out_sy % 8 == 0 &&
+      reinterpret_cast<std::uintptr_t>(out) % 64 == 0) {
+    for (int j = 0; j < rows; ++j) {
+      double* row = out + j * out_sy;
+      for (int i = 0; i < 8; i += simd::W) {
+        simd::store_lanes(row - 8 + i, simd::lanes_within(i, 8 - h, 8),
+                          simd::load(row + n - 8 + i));
+        simd::store_lanes(row + n + i, simd::lanes_within(i, 0, h), simd::load(row + i));
+      }
+    }
+    return;
+  }
+#endif
+  for (int j = 0; j < rows; ++j) {
+    double* row = out + j * out_sy;
+    for (int i = 0; i < h; ++i) {
+      row[i - h] = row[n - h + i];
+      row[n + i] = row[i];
+    }
+  }
+}
 
 /// One x-line of the `points`-point update (7 or 27) in an array of strides sy, sz.
 KOKKOS_INLINE_FUNCTION void stencil_line(int points, const double* __restrict c,

@@ -240,9 +240,8 @@ Box TemporalBlocking::update_box(const Box& T, int k, int s) const {
   return grow_active(T, k - 1 - s, two_d_).intersect(regions_[s]);
 }
 
-void TemporalBlocking::run(const Field& u, Field& v, int k, int first, int last,
-                           SweepStores stores) const {
-  if (first >= last) return;
+bool TemporalBlocking::run(const Field& u, Field& v, int k, int first, int last, SweepStores stores,
+                           XGhosts x_ghosts) const {
   if (k < 1 || k > int(regions_.size()))
     throw std::logic_error("temporal blocking: round of " + std::to_string(k) + " sub-steps");
   const TemporalBlocking* self = this;
@@ -263,21 +262,33 @@ void TemporalBlocking::run(const Field& u, Field& v, int k, int first, int last,
   const LineMode first_mode = from_memory ? LineMode::Prefetch : LineMode::Cached;
   const LineMode last_mode =
       from_memory && stores != SweepStores::Ordinary ? LineMode::Stream : LineMode::Cached;
+  // The last sub-step stores v's x ghosts (a periodic x over this rank) where its lines span
+  // the block: then the next exchange skips the x faces, whose copy moves a 64-byte line for
+  // h doubles at each end of each row. Measured on AMD Zen 5, 256^3, 1 rank x 2 threads: the x
+  // faces took 0.86 of the exchange's 1.35 ms at H = 4; storing them, a blocked step took 0.945
+  // (ordinary stores) and 0.977 (streaming) of the time without, medians of ten alternating
+  // runs, and at H = 2 0.946 and 0.977 (six).
+  const bool wrap = x_ghosts == XGhosts::Wrap && points_ == 7 && tile_[0] == n_[0] &&
+                    (last_mode != LineMode::Stream || streamed_wrap_fits(v));
+  if (first >= last) return wrap;
   Kokkos::Experimental::UniqueToken<Exec> token;
   Kokkos::parallel_for(
       "miniapp::temporal_blocking",
       Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(first, last),
       KOKKOS_LAMBDA(const int t) {
         const int id = token.acquire();
-        self->run_tile(tiles[t], k, in_u, out_v, scratch + capacity * id, first_mode, last_mode);
+        self->run_tile(tiles[t], k, in_u, out_v, scratch + capacity * id, first_mode, last_mode,
+                       wrap);
         if (last_mode == LineMode::Stream) publish_streamed();
         token.release(id);
       });
   Kokkos::fence();
+  return wrap;
 }
 
 void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const Window& out_v,
-                                double* ring, LineMode first_mode, LineMode last_mode) const {
+                                double* ring, LineMode first_mode, LineMode last_mode,
+                                bool wrap) const {
   // Level s (sub-step s) computes the planes z of R_s in increasing z, one step behind level
   // s-1: at step t level s computes plane t - s, whose inputs (planes t-s-1 .. t-s+1 of level
   // s-1) are then complete. Levels below the last keep their planes in a ring of 3 (plane z
@@ -374,11 +385,24 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
         const double* c = s == 0 ? in_u.p + in_u.at(R.lo[0], j, z) : at(in_plane, R.lo[0], j);
         double* o = s == k - 1 ? out_v.p + out_v.at(R.lo[0], j, z) : at(out_plane, R.lo[0], j);
         const std::int64_t out_sy = s == k - 1 ? out_v.sy : sx;
+        const bool streamed = s == k - 1 && last_mode == LineMode::Stream;
         stencil_rows(points_, c, o, R.extent(0), R.extent(1), in_sy, below, above, out_sy, a.ax,
                      a.ay, a.az,
-                     s == k - 1 && last_mode == LineMode::Stream ? last_mode
-                     : s == 0                                    ? first_mode
-                                                                 : LineMode::Cached);
+                     streamed ? last_mode
+                     : s == 0 ? first_mode
+                              : LineMode::Cached);
+        if (s == k - 1 && wrap) {
+          // The tile's rows of v, across the block along x: its first row's line before it
+          // holds the row of another tile (or a y ghost row), and its last row's east ghosts
+          // the line before the next tile's first row.
+          const int rows = R.extent(1);
+          if (!streamed) wrap_rows_copied(o, R.extent(0), rows, h, out_sy);
+#if defined(MINIAPP_HAVE_SIMD_LINES)
+          for (int r = 0; streamed && r < rows; ++r)
+            wrap_line7_streamed(c + r * in_sy, o + r * out_sy, R.extent(0), h, in_sy, below, above,
+                                a.ax, a.ay, a.az, r == 0, r == rows - 1);
+#endif
+        }
         if (s < k - 1) {
           fill_xy(s, z);
           if (z_fill[0] && z == h) fill_z_ghost(s, h - 1, h, 0);

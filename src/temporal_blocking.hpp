@@ -161,12 +161,16 @@ class TemporalBlocking {
   /// after the exchange, v receives the owned cells of those tiles after k sub-steps.
   /// `stores`: how the last sub-step writes v where the fields come from memory
   /// (sweep_streams_from_memory): streaming stores unless SweepStores::Ordinary, as a plain
-  /// sweep's. Launches a kernel and fences.
-  void run(const Field& u, Field& v, int k, int first, int last,
-           SweepStores stores = SweepStores::Auto) const;
+  /// sweep's. `x_ghosts`: XGhosts::Wrap where x is periodic over this rank alone asks the last
+  /// sub-step to store v's x ghosts too (stencil.hpp), which it does for the 7-point stencil in
+  /// tiles that span the block along x, with ordinary stores or where streamed_wrap_fits(v).
+  /// Returns whether it did. Launches a kernel and fences.
+  bool run(const Field& u, Field& v, int k, int first, int last,
+           SweepStores stores = SweepStores::Auto, XGhosts x_ghosts = XGhosts::Leave) const;
   /// Run k sub-steps of every tile.
-  void run(const Field& u, Field& v, int k, SweepStores stores = SweepStores::Auto) const {
-    run(u, v, k, 0, int(tiles_.size()), stores);
+  bool run(const Field& u, Field& v, int k, SweepStores stores = SweepStores::Auto,
+           XGhosts x_ghosts = XGhosts::Leave) const {
+    return run(u, v, k, 0, int(tiles_.size()), stores, x_ghosts);
   }
 
   /// The tiles, those that read no ghost cell in a round of H sub-steps first (they can run
@@ -197,9 +201,9 @@ class TemporalBlocking {
   };
   /// The k sub-steps of tile T as a wavefront in z (see run_tile in the .cpp), `ring` this
   /// thread's scratch, `first_mode` how the first sub-step reads u, `last_mode` how the last
-  /// writes v.
+  /// writes v, `wrap` whether it stores v's x ghosts too (run).
   void run_tile(const Box& T, int k, const Window& in_u, const Window& out_v, double* ring,
-                LineMode first_mode, LineMode last_mode) const;
+                LineMode first_mode, LineMode last_mode, bool wrap) const;
 
   /// Scratch box of tile T for a round of k sub-steps: T grown by k (not along z in 2D),
   /// clipped to the padded block.

@@ -183,26 +183,29 @@ void TimeStepper::overlapped_exchange(int items, const std::function<void(int, i
   rest();
 }
 
-void TimeStepper::blocked_round(int k) {
+bool TimeStepper::blocked_round(int k) {
   const TemporalBlocking& tb = *blocking_;
   const int all = int(tb.tiles().size()), inner = tb.inner_tiles();
+  const XGhosts x_ghosts = halo_->x_faces_from_sweep() ? XGhosts::Wrap : XGhosts::Leave;
   if (!halo_options_.overlap) {
     {
       ScopedTimer timer(times_.halo, "miniapp::halo");
-      halo_->exchange(u_);
+      halo_->exchange(u_, x_current_);
     }
     ScopedTimer timer(times_.stencil, "miniapp::stencil::blocked");
-    tb.run(u_, v_, k, round_stores_);
-    return;
+    return tb.run(u_, v_, k, round_stores_, x_ghosts);
   }
   // The tiles whose cones read no ghost run while the messages fly, in up to 8 chunks.
   const int chunks = std::min(8, inner);
+  bool wrapped = true;
   overlapped_exchange(
       chunks,
       [&](int c0, int c1) {
-        tb.run(u_, v_, k, inner * c0 / chunks, inner * c1 / chunks, round_stores_);
+        wrapped &=
+            tb.run(u_, v_, k, inner * c0 / chunks, inner * c1 / chunks, round_stores_, x_ghosts);
       },
-      [&] { tb.run(u_, v_, k, inner, all, round_stores_); });
+      [&] { wrapped &= tb.run(u_, v_, k, inner, all, round_stores_, x_ghosts); });
+  return wrapped;
 }
 
 void TimeStepper::advance(int k) {
@@ -212,17 +215,16 @@ void TimeStepper::advance(int k) {
                                 std::to_string(halo_options_.width));
   const std::int64_t interior = u_.interior().count();
   round_stores_ = stores_.next();
+  const double swept = times_.stencil, copied = halo_->counters().x_face_copy;
   if (blocking_) {  // the k sub-steps fused over tiles (temporal_blocking.hpp)
-    const double swept = times_.stencil;
-    blocked_round(k);
+    x_current_ = blocked_round(k);
     times_.redundant += blocking_->redundant(k);
     std::swap(u_, v_);
-    x_current_ = false;  // the tiles store no ghost
-    // Per owned cell and sub-step: rounds of k sub-steps compare with rounds of k.
-    stores_.record(round_stores_, (times_.stencil - swept) / (double(interior) * k));
+    // Per owned cell and sub-step: rounds of k sub-steps compare with rounds of k, and a round
+    // that left the x faces to the next exchange pays that copy too, as a plain one does.
+    record_round(copied, (times_.stencil - swept) / (double(interior) * k), double(interior) * k);
     return;
   }
-  const double swept = times_.stencil, copied = halo_->counters().x_face_copy;
   std::int64_t cells = 0;
   for (int s = 0; s < k; ++s) {
     const Box region = update_region(s);
@@ -239,12 +241,16 @@ void TimeStepper::advance(int k) {
     std::swap(u_, v_);
   }
   x_current_ = x_wrapped_;
+  record_round(copied, (times_.stencil - swept) / double(std::max<std::int64_t>(cells, 1)),
+               double(std::max<std::int64_t>(cells, 1)));
+}
+
+void TimeStepper::record_round(double copied, double seconds_per_cell, double cells) {
   // A round whose sweeps left the x faces to the next exchange (streaming stores) costs that
   // copy too, and its stores decided it: the choice weighs the latest copy measured.
   if (halo_->counters().x_face_copy > copied) x_copy_ = halo_->counters().x_face_copy - copied;
   const double left = halo_->x_faces_from_sweep() && !x_current_ ? x_copy_ : 0.0;
-  stores_.record(round_stores_,
-                 (times_.stencil - swept + left) / double(std::max<std::int64_t>(cells, 1)));
+  stores_.record(round_stores_, seconds_per_cell + left / cells);
 }
 
 void TimeStepper::run(std::int64_t steps) {

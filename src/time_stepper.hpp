@@ -17,16 +17,18 @@
 // With temporal blocking the k sub-steps of a round run tile by tile instead (each tile all k
 // sub-steps in cache, temporal_blocking.hpp), bit-identical, one swap per round.
 //
-// Where x is periodic over this rank alone (kernel packing), the sweeps of a round without
-// blocking that span the interior along x ask to store the x ghosts of each line as they write
-// it (XGhosts::Wrap: 7-point lines do, with streaming stores where the rows allow); when a round's
-// last sub-step did so for every line, the next exchange leaves the x faces alone: one pass over
-// the x faces (a strided value per row) less per round.
+// Where x is periodic over this rank alone (kernel packing), the sweeps of a round that span
+// the interior along x ask to store the x ghosts of each line as they write it (XGhosts::Wrap:
+// 7-point lines do, with streaming stores where the rows allow; so does a blocked round's last
+// sub-step where its tiles span the block along x); when a round's last sub-step did so for
+// every line, the next exchange leaves the x faces alone: one pass over the x faces (h strided
+// values at each end of each row) less per round.
 //
 // The sweeps of a round without blocking all take the stores that the rank's StoreChoice names
 // (store_choice.hpp), and the round's stencil time per cell updated goes back to it, with the
 // latest copy of the x faces added where the round left them to the next exchange. A blocked
-// round's last sub-step takes them too, and its time per owned cell and sub-step goes back.
+// round's last sub-step takes them too, and its time per owned cell and sub-step goes back, with
+// the same addition.
 //
 // Everything a round needs is planned and allocated in the constructor. The run's loop (when
 // to checkpoint, record a spectrum, report progress or stop) belongs to the caller.
@@ -121,8 +123,13 @@ class TimeStepper {
   void overlapped_exchange(int items, const std::function<void(int, int)>& inner,
                            const std::function<void()>& rest);
   /// One temporally blocked round of k sub-steps: exchange (overlapped with the tiles that read
-  /// no ghost if asked), then all tiles; v receives the result.
-  void blocked_round(int k);
+  /// no ghost if asked), then all tiles; v receives the result. Returns whether the tiles stored
+  /// v's x ghosts (XGhosts::Wrap where the exchange can leave them to the sweep).
+  bool blocked_round(int k);
+  /// Tell the store choice what the round just done cost per cell (`seconds_per_cell` of its
+  /// sweeps over `cells`), plus the x faces' copy it left to the next exchange where it did not
+  /// store them; `copied` is the halo's x_face_copy counter before the round.
+  void record_round(double copied, double seconds_per_cell, double cells);
 
   Problem problem_;
   HaloOptions halo_options_;

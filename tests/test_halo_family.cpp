@@ -276,10 +276,11 @@ TEST(HaloFamily, SweepStoresTheXFacesOfAPeriodicXOverOneRank) {
   // After the first exchange, a round's 7-point sweep stores the x ghosts where x is periodic
   // over one rank and kernel packing would copy them, and the exchange leaves them alone: every
   // exchange but the first (rounds of H steps end on the interior; these fields fit in the
-  // cache, so the sweeps take ordinary stores). Never where x is split or closed, its faces go
-  // through MPI (datatypes, neighbor-coll), tiles do the sweeping, or the stencil has 27
-  // points (it costs that sweep more than the copy). That all of these stay exact: the tests
-  // above.
+  // cache, so the sweeps take ordinary stores). So does a blocked round's last sub-step where
+  // its tiles span the block along x. Never where x is split or closed, its faces go through
+  // MPI (datatypes, neighbor-coll), tiles narrower than the block do the sweeping, or the
+  // stencil has 27 points (it costs that sweep more than the copy). That all of these stay
+  // exact: the tests above and test_temporal_blocking.cpp.
   CommHandle comm = first_ranks(std::min(2, world_size()));
   if (comm.get() == MPI_COMM_NULL) return;
   int np = 1;
@@ -289,6 +290,7 @@ TEST(HaloFamily, SweepStoresTheXFacesOfAPeriodicXOverOneRank) {
     PackKind pack;
     int width, stencil;
     bool overlap, blocking;
+    int tile_x;  // blocking's tile along x, 0 for automatic (the whole block here)
     Boundary x;
     Index3 ranks;
     bool can, used;  // x_faces_from_sweep(), and the sweeps stored them
@@ -296,17 +298,21 @@ TEST(HaloFamily, SweepStoresTheXFacesOfAPeriodicXOverOneRank) {
   const Boundary P = Boundary::Periodic, N = Boundary::Neumann;
   const Index3 z_split{1, 1, np}, x_split{np, 1, 1};
   const std::vector<Case> cases = {
-      {HaloMode::DimOrdered, PackKind::Kernel, 1, 7, false, false, P, z_split, true, true},
-      {HaloMode::DimOrdered, PackKind::Kernel, 1, 7, true, false, P, z_split, true, true},
-      {HaloMode::DimOrdered, PackKind::Kernel, 1, 27, true, false, P, z_split, true, false},
-      {HaloMode::DimOrdered, PackKind::Kernel, 2, 7, true, false, P, z_split, true, true},
-      {HaloMode::Neighbors26, PackKind::Kernel, 1, 7, true, false, P, z_split, true, true},
-      {HaloMode::Faces, PackKind::Kernel, 1, 7, false, false, P, z_split, true, true},
-      {HaloMode::DimOrdered, PackKind::Kernel, 1, 7, false, false, N, z_split, false, false},
-      {HaloMode::DimOrdered, PackKind::Datatype, 1, 7, false, false, P, z_split, false, false},
-      {HaloMode::NeighborColl, PackKind::Kernel, 1, 7, false, false, P, z_split, false, false},
-      {HaloMode::DimOrdered, PackKind::Kernel, 2, 7, false, true, P, z_split, true, false},
-      {HaloMode::DimOrdered, PackKind::Kernel, 1, 7, false, false, P, x_split, np == 1, np == 1}};
+      {HaloMode::DimOrdered, PackKind::Kernel, 1, 7, false, false, 0, P, z_split, true, true},
+      {HaloMode::DimOrdered, PackKind::Kernel, 1, 7, true, false, 0, P, z_split, true, true},
+      {HaloMode::DimOrdered, PackKind::Kernel, 1, 27, true, false, 0, P, z_split, true, false},
+      {HaloMode::DimOrdered, PackKind::Kernel, 2, 7, true, false, 0, P, z_split, true, true},
+      {HaloMode::Neighbors26, PackKind::Kernel, 1, 7, true, false, 0, P, z_split, true, true},
+      {HaloMode::Faces, PackKind::Kernel, 1, 7, false, false, 0, P, z_split, true, true},
+      {HaloMode::DimOrdered, PackKind::Kernel, 1, 7, false, false, 0, N, z_split, false, false},
+      {HaloMode::DimOrdered, PackKind::Datatype, 1, 7, false, false, 0, P, z_split, false, false},
+      {HaloMode::NeighborColl, PackKind::Kernel, 1, 7, false, false, 0, P, z_split, false, false},
+      {HaloMode::DimOrdered, PackKind::Kernel, 2, 7, false, true, 0, P, z_split, true, true},
+      {HaloMode::DimOrdered, PackKind::Kernel, 3, 7, true, true, 0, P, z_split, true, true},
+      {HaloMode::DimOrdered, PackKind::Kernel, 2, 7, false, true, 8, P, z_split, true, false},
+      {HaloMode::DimOrdered, PackKind::Kernel, 2, 27, false, true, 0, P, z_split, true, false},
+      {HaloMode::DimOrdered, PackKind::Kernel, 1, 7, false, false, 0, P, x_split, np == 1,
+       np == 1}};
   for (const Case& k : cases) {
     Config c = sweep_case({12, 10, 8}, {k.x, P, N}, k.stencil, 6, k.ranks, 5);
     c.halo_mode = k.mode;
@@ -314,6 +320,7 @@ TEST(HaloFamily, SweepStoresTheXFacesOfAPeriodicXOverOneRank) {
     c.halo_width = k.width;
     c.overlap = k.overlap;
     c.temporal_blocking = k.blocking;
+    c.tile = {k.tile_x, 0, 0};
     TimeStepper sim = make_stepper(c, comm.get());
     sim.run(6);
     const HaloCounters& h = sim.halo().counters();

@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <functional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "store_choice.hpp"
@@ -197,6 +200,51 @@ TEST_F(StoreChoiceFromMemory, StepperTakesBothKindsAndStaysExact) {
   EXPECT_EQ(
       first_bitwise_difference(gather_global(sim.field(), c.grid, comm_.get()), reference_after(c)),
       -1);
+}
+
+TEST_F(StoreChoiceFromMemory, BlockedRoundsStoreTheirPeriodicXGhostsWithEitherStores) {
+  // A periodic x over one rank and tiles across the block along x: a blocked round's last
+  // sub-step stores v's x ghosts, with streaming stores as one whole line shared by two rows'
+  // ghosts (rows of pitch n + 8, up to 4 ghosts a side) or copied after ordinary ones, so the
+  // next exchange leaves the x faces alone. After one round no exchange has touched the ghosts:
+  // what they hold is what the tiles stored.
+  if (comm_.get() == MPI_COMM_NULL) return;
+  Config c = beyond_the_share(64, 40);
+  c.bc = {Boundary::Periodic, Boundary::Neumann, Boundary::Periodic};
+  c.seed = 79;
+  c.temporal_blocking = true;
+  c.tile = {64, 8, 0};
+  for (int h : {1, 2, 3, 4})
+    for (StorePolicy policy : {StorePolicy::Streaming, StorePolicy::Ordinary}) {
+      c.halo_width = h;
+      c.steps = std::int64_t{2} * h;
+      TimeStepper sim(c.problem(), c.halo(), c.blocking(), resolve_rank_grid(c, 1), comm_.get(),
+                      policy);
+      ASSERT_TRUE(sim.stores().from_memory()) << c.grid[2] << " planes";
+      ASSERT_EQ(sim.field().stride_y(), c.grid[0] + 8);
+      const std::string what = "H=" + std::to_string(h) + " " + to_string(policy);
+      sim.advance(h);
+      const Field& f = std::as_const(sim).field();  // the non-const one forgets the x ghosts
+      const Box in = f.interior();
+      std::int64_t wrong = 0;
+      for (int k = in.lo[2]; k < in.hi[2]; ++k)
+        for (int j = in.lo[1]; j < in.hi[1]; ++j)
+          for (int m = 0; m < h; ++m) {
+            const double* d = f.data();
+            wrong +=
+                double_bits(d[f.index(m, j, k)]) != double_bits(d[f.index(c.grid[0] + m, j, k)]);
+            wrong += double_bits(d[f.index(h + c.grid[0] + m, j, k)]) !=
+                     double_bits(d[f.index(h + m, j, k)]);
+          }
+      EXPECT_EQ(wrong, 0) << what;
+      sim.advance(h);
+      EXPECT_EQ(sim.halo().counters().x_faces_from_sweep, 1) << what;
+      EXPECT_EQ(
+          first_bitwise_difference(gather_global(std::as_const(sim).field(), c.grid, comm_.get()),
+                                   reference_after(c)),
+          -1)
+          << what;
+    }
 }
 
 TEST_F(StoreChoiceFromMemory, BlockedRoundsTakeBothKindsAndStayExact) {
