@@ -237,7 +237,7 @@ KOKKOS_INLINE_FUNCTION void wrap_line7(const double* __restrict c, double* __res
 /// The 2h cells a row are computed by the portable loop at h = 1 and by the vector kernel's
 /// masked update above it (measured on AMD Zen 5, 256^3, two threads, alternating runs: the
 /// masked update made the plain sweep at h = 1 7 % slower, median of eight; the portable loop's
-/// 8 cells at h = 4 cost a blocked round 8-9 % where the masked update costs 1-3 %).
+/// 8 cells at h = 4 cost a blocked round 7-10 % where the masked update costs 1-3.5 %).
 KOKKOS_INLINE_FUNCTION void wrap_line7_streamed(const double* __restrict c, double* __restrict out,
                                                 int n, int h, std::int64_t sy, std::int64_t below,
                                                 std::int64_t above, double ax_, double ay_,
