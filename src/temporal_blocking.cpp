@@ -398,9 +398,10 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
           const int rows = R.extent(1);
           if (!streamed) wrap_rows_copied(o, R.extent(0), rows, h, out_sy);
 #if defined(MINIAPP_HAVE_SIMD_LINES)
-          for (int r = 0; streamed && r < rows; ++r)
-            wrap_line7_streamed(c + r * in_sy, o + r * out_sy, R.extent(0), h, in_sy, below, above,
-                                a.ax, a.ay, a.az, r == 0, r == rows - 1);
+          if (streamed)
+            for (int r = 0; r < rows; ++r)
+              wrap_line7_streamed(c + r * in_sy, o + r * out_sy, R.extent(0), h, in_sy, below,
+                                  above, a.ax, a.ay, a.az, r == 0, r == rows - 1);
 #endif
         }
         if (s < k - 1) {

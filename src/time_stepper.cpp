@@ -222,7 +222,7 @@ void TimeStepper::advance(int k) {
     std::swap(u_, v_);
     // Per owned cell and sub-step: rounds of k sub-steps compare with rounds of k, and a round
     // that left the x faces to the next exchange pays that copy too, as a plain one does.
-    record_round(copied, (times_.stencil - swept) / (double(interior) * k), double(interior) * k);
+    record_round(swept, copied, double(interior) * k);
     return;
   }
   std::int64_t cells = 0;
@@ -241,16 +241,15 @@ void TimeStepper::advance(int k) {
     std::swap(u_, v_);
   }
   x_current_ = x_wrapped_;
-  record_round(copied, (times_.stencil - swept) / double(std::max<std::int64_t>(cells, 1)),
-               double(std::max<std::int64_t>(cells, 1)));
+  record_round(swept, copied, double(std::max<std::int64_t>(cells, 1)));
 }
 
-void TimeStepper::record_round(double copied, double seconds_per_cell, double cells) {
+void TimeStepper::record_round(double swept, double copied, double cells) {
   // A round whose sweeps left the x faces to the next exchange (streaming stores) costs that
   // copy too, and its stores decided it: the choice weighs the latest copy measured.
   if (halo_->counters().x_face_copy > copied) x_copy_ = halo_->counters().x_face_copy - copied;
   const double left = halo_->x_faces_from_sweep() && !x_current_ ? x_copy_ : 0.0;
-  stores_.record(round_stores_, seconds_per_cell + left / cells);
+  stores_.record(round_stores_, (times_.stencil - swept + left) / cells);
 }
 
 void TimeStepper::run(std::int64_t steps) {

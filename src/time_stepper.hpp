@@ -126,10 +126,10 @@ class TimeStepper {
   /// no ghost if asked), then all tiles; v receives the result. Returns whether the tiles stored
   /// v's x ghosts (XGhosts::Wrap where the exchange can leave them to the sweep).
   bool blocked_round(int k);
-  /// Tell the store choice what the round just done cost per cell (`seconds_per_cell` of its
-  /// sweeps over `cells`), plus the x faces' copy it left to the next exchange where it did not
-  /// store them; `copied` is the halo's x_face_copy counter before the round.
-  void record_round(double copied, double seconds_per_cell, double cells);
+  /// Tell the store choice what the round just done cost per cell of `cells`: its sweeps' time
+  /// (the stencil timer since `swept`), plus the x faces' copy it left to the next exchange
+  /// where it did not store them; `copied` is the halo's x_face_copy counter before the round.
+  void record_round(double swept, double copied, double cells);
 
   Problem problem_;
   HaloOptions halo_options_;
