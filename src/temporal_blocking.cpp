@@ -154,14 +154,19 @@ std::vector<TimedWidth> walk_widths(const std::vector<BlockingChoice>& candidate
   timed.push_back({best_width, best_rate});
   for (const int direction : {-1, 1}) {
     bool moved = false;
-    for (const BlockingChoice* c = at(best_width + direction); c != nullptr;
-         c = at(best_width + direction)) {
+    int slower = 0;  // widths in a row, since the best, that timed no faster than it
+    for (const BlockingChoice* c = at(best_width + direction); c != nullptr && slower < 2;
+         c = at(c->width + direction)) {
       const double r = rate(*c);
       timed.push_back({c->width, r});
-      if (r <= best_rate) break;
+      if (r <= best_rate) {
+        ++slower;
+        continue;
+      }
       best_width = c->width;
       best_rate = r;
       moved = true;
+      slower = 0;
     }
     if (moved) break;  // faster this way: the walk goes on from the new best only
   }

@@ -134,9 +134,11 @@ struct TimedWidth {
 };
 
 /// --halo-width auto's walk over `candidates` (blocking_candidates(): one per width, fastest
-/// predicted first): time the first, then its neighbours H - 1 and H + 1, walking on towards
-/// the faster until the next is slower. It stops at a local best: the model's own curve can
-/// have more than one peak, and a few timed rounds cannot rank close widths anyway. `rate(c)`
+/// predicted first): time the first, then the widths below it and above it, walking on
+/// towards the faster until two in a row are no faster than the best. One slower width does
+/// not end the walk: the timed rates can dip at one width between two faster ones (on AMD Zen
+/// 5 at 256^3, H = 5 below both H = 4 and H = 6, where a walk from H = 6 stopped at 6). It
+/// still stops at a local best, and a few timed rounds cannot rank close widths anyway. `rate(c)`
 /// times candidate c. Returns the timings in the order taken (none for no candidates); the
 /// best is the fastest of them. Pure apart from what `rate` does.
 std::vector<TimedWidth> walk_widths(const std::vector<BlockingChoice>& candidates,

@@ -247,7 +247,7 @@ TEST(TemporalBlocking, CandidatesAreEveryBlockedWidthFastestFirst) {
   EXPECT_TRUE(blocking_candidates(in).empty());
 }
 
-TEST(TemporalBlocking, WalkTimesTheModelsBestThenWalksToTheFasterNeighbours) {
+TEST(TemporalBlocking, WalkTimesTheModelsBestThenWalksOnWhileAWidthAheadIsFaster) {
   // Candidates as blocking_candidates() gives them: one per width, fastest predicted first.
   const auto candidates = [](const std::vector<int>& widths) {
     std::vector<BlockingChoice> out;
@@ -265,17 +265,22 @@ TEST(TemporalBlocking, WalkTimesTheModelsBestThenWalksToTheFasterNeighbours) {
     return order;
   };
   const std::vector<int> all{6, 5, 7, 8, 3, 4, 2};
-  // The start is the best: both neighbours timed, nothing further.
+  // The start is the best: two widths timed each way, nothing further.
   EXPECT_EQ(walk(all, {{2, 1}, {3, 2}, {4, 3}, {5, 4}, {6, 9}, {7, 4}, {8, 1}}),
-            (std::vector<int>{6, 5, 7}));
-  // Faster downwards: walk down until the next is slower, never up.
+            (std::vector<int>{6, 5, 4, 7, 8}));
+  // Faster downwards: walk down until two in a row are slower, never up.
   EXPECT_EQ(walk(all, {{2, 1}, {3, 5}, {4, 8}, {5, 7}, {6, 6}, {7, 9}, {8, 1}}),
-            (std::vector<int>{6, 5, 4, 3}));
+            (std::vector<int>{6, 5, 4, 3, 2}));
+  // One slower width between the start and a faster one: the walk steps over it.
+  EXPECT_EQ(walk(all, {{2, 3}, {3, 4}, {4, 9}, {5, 3}, {6, 5}, {7, 2}, {8, 1}}),
+            (std::vector<int>{6, 5, 4, 3, 2}));
   // Down is slower, up is faster: walk up to the last width.
   EXPECT_EQ(walk(all, {{2, 1}, {3, 1}, {4, 1}, {5, 2}, {6, 3}, {7, 4}, {8, 5}}),
-            (std::vector<int>{6, 5, 7, 8}));
-  // A start at the narrowest width has no lower neighbour; equal is not faster.
-  EXPECT_EQ(walk({2, 3, 4}, {{2, 5}, {3, 5}, {4, 9}}), (std::vector<int>{2, 3}));
+            (std::vector<int>{6, 5, 4, 7, 8}));
+  // A start at the narrowest width has no lower neighbour; equal is not faster, and one
+  // width no faster than the best does not end the walk.
+  EXPECT_EQ(walk({2, 3, 4, 5}, {{2, 5}, {3, 5}, {4, 9}, {5, 1}}), (std::vector<int>{2, 3, 4, 5}));
+  EXPECT_EQ(walk({2, 3, 4, 5}, {{2, 5}, {3, 5}, {4, 4}, {5, 9}}), (std::vector<int>{2, 3, 4}));
   // A start at the widest walks down; a lone candidate is timed alone; none, nothing.
   EXPECT_EQ(walk({4, 3, 2}, {{2, 1}, {3, 6}, {4, 5}}), (std::vector<int>{4, 3, 2}));
   EXPECT_EQ(walk({3}, {{3, 1}}), (std::vector<int>{3}));
