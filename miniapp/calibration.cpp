@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <map>
 #include <vector>
 
 #include "affinity.hpp"
@@ -23,19 +24,37 @@ double slowest(double seconds, MPI_Comm comm) {
   return reduce_stat(seconds, comm).max;
 }
 
-/// The stores a run's rounds from memory may take under its --sweep-stores: both where they
-/// choose (adaptive).
-std::vector<SweepStores> store_kinds(const Config& config) {
+/// The stores a run's rounds on blocks of n cells may take under its --sweep-stores: both where
+/// they choose (adaptive); none to choose where its fields fit in the cache share, whose sweeps
+/// write through the cache (SweepStores::Auto, as the run's StoreChoice then asks).
+std::vector<SweepStores> store_kinds(const Config& config, const Index3& n) {
+  if (!sweep_streams_from_memory(Box{{0, 0, 0}, n})) return {SweepStores::Auto};
   if (config.sweep_stores == StorePolicy::Streaming) return {SweepStores::Streaming};
   if (config.sweep_stores == StorePolicy::Ordinary) return {SweepStores::Ordinary};
   return {SweepStores::Streaming, SweepStores::Ordinary};
 }
 
+/// A rate timed with each kind of stores the run may take: the faster kind's, and which it was.
+struct TimedRate {
+  double rate = 0;  ///< cell updates/s per rank
+  SweepStores stores = SweepStores::Auto;
+};
+
+/// Whether the run's sweeps will store the x ghosts of their lines (XGhosts::Wrap) on a rank
+/// grid of `dims`: where x is periodic over one rank and packed by kernels, as
+/// HaloExchange::x_faces_from_sweep finds from the run's plan. The calibration times its rounds
+/// so, for the stores they cost differ by kind (a masked vector update per row when streamed).
+XGhosts run_x_ghosts(const Config& config, const Index3& dims) {
+  const bool wrap = dims[0] == 1 && config.bc[0] == Boundary::Periodic &&
+                    config.pack == PackKind::Kernel && config.halo_mode != HaloMode::NeighborColl;
+  return wrap ? XGhosts::Wrap : XGhosts::Leave;
+}
+
 /// Cell updates/s per rank of `choice` (blocked) on a block of in.n cells with a neighbour on
-/// every side, with the faster of the stores the run may take: the slowest rank's median of
-/// three rounds after one untimed. Collective.
-double timed_blocked_rate(const Config& config, const BlockingModelInputs& in,
-                          const BlockingChoice& choice, MPI_Comm comm) {
+/// every side, with the faster of the stores the run may take (and which it was): the slowest
+/// rank's median of three rounds after one untimed. Collective.
+TimedRate timed_blocked_rate(const Config& config, const BlockingModelInputs& in,
+                             const BlockingChoice& choice, XGhosts x_ghosts, MPI_Comm comm) {
   const Box owned{{0, 0, 0}, in.n};
   Field u("miniapp::calibration::u", owned, choice.width),
       v("miniapp::calibration::v", owned, choice.width);
@@ -48,11 +67,10 @@ double timed_blocked_rate(const Config& config, const BlockingModelInputs& in,
     regions.push_back(update_region(everywhere, in.n, choice.width, s, in.two_d));
   const TemporalBlocking tb(u, choice.tile, regions, {}, config.stencil,
                             config.problem().coefficients(), in.two_d);
-  const double seconds = time_faster_stores(
-                             store_kinds(config), 1, 3,
-                             [&](SweepStores stores) { tb.run(u, v, choice.width, stores); }, comm)
-                             .seconds;
-  return double(u.interior().count()) * choice.width / seconds;
+  const FasterStores faster = time_faster_stores(
+      store_kinds(config, in.n), 1, 3,
+      [&](SweepStores stores) { tb.run(u, v, choice.width, stores, x_ghosts); }, comm);
+  return {double(u.interior().count()) * choice.width / faster.seconds, faster.stores};
 }
 
 }  // namespace
@@ -119,6 +137,7 @@ HaloWidthChoice choose_halo_width(const Config& config, const Roofline* roofline
   // at most one cell, so its rates stand for all.
   const Index3 dims = resolve_rank_grid(config, nranks);
   for (int d = 0; d < 3; ++d) in.n[d] = config.grid[d] / dims[d];
+  const XGhosts x_ghosts = run_x_ghosts(config, dims);
   in.two_d = config.two_d();
   in.threads = Exec().concurrency();
   // Deeper halos update ghost cells, which needs edges and corners: not with --halo faces.
@@ -132,6 +151,7 @@ HaloWidthChoice choose_halo_width(const Config& config, const Roofline* roofline
   // of its own.
   in.cache_rate =
       reduce_stat(in_cache_sweep_rate(config.stencil, 30, InCacheKernels::Rows), comm).min;
+  SweepStores plain_stores = SweepStores::Auto;
   {
     // The plain sweep of this block, from memory as in the run (its own pair of fields, freed
     // before the run's are allocated), with the stores the run's plain sweeps would take: the
@@ -141,15 +161,14 @@ HaloWidthChoice choose_halo_width(const Config& config, const Roofline* roofline
     fill_zero(u);
     fill_zero(v);
     const Coefficients a = config.problem().coefficients();
-    const double seconds =
-        time_faster_stores(
-            store_kinds(config), 2, 5,
-            [&](SweepStores stores) {
-              apply_stencil(config.stencil, u, v, u.interior(), a, in.two_d, stores);
-            },
-            comm)
-            .seconds;
-    in.plain_rate = double(u.interior().count()) / seconds;
+    const FasterStores faster = time_faster_stores(
+        store_kinds(config, in.n), 2, 5,
+        [&](SweepStores stores) {
+          apply_stencil(config.stencil, u, v, u.interior(), a, in.two_d, stores, x_ghosts);
+        },
+        comm);
+    in.plain_rate = double(u.interior().count()) / faster.seconds;
+    plain_stores = faster.stores;
   }
 
   // Every rank computed the same inputs; rank 0's candidates are the ones all time.
@@ -175,15 +194,24 @@ HaloWidthChoice choose_halo_width(const Config& config, const Roofline* roofline
   // so is the plain rate below): the same decision everywhere.
   BlockingChoice& c = out.choice;
   c = plain_choice(in);
+  out.stores = plain_stores;
+  std::map<int, SweepStores> stores_of;  // by width
   out.timed = walk_widths(candidates, [&](const BlockingChoice& candidate) {
-    return timed_blocked_rate(config, in, candidate, comm);
+    const TimedRate t = timed_blocked_rate(config, in, candidate, x_ghosts, comm);
+    stores_of[candidate.width] = t.stores;
+    return t.rate;
   });
   const auto fastest =
       std::max_element(out.timed.begin(), out.timed.end(),
                        [](const TimedWidth& a, const TimedWidth& b) { return a.rate < b.rate; });
   if (fastest != out.timed.end() && fastest->rate > in.plain_rate)
     for (const BlockingChoice& candidate : candidates)
-      if (candidate.width == fastest->width) c = candidate;
+      if (candidate.width == fastest->width) {
+        c = candidate;
+        out.stores = stores_of[candidate.width];
+      }
+  // The run's own choice starts from the faster kind where it chooses; fixed stores are as asked.
+  if (config.sweep_stores != StorePolicy::Adaptive) out.stores = SweepStores::Auto;
   out.seconds = MPI_Wtime() - start;
   return out;
 }

@@ -9,10 +9,13 @@
 //                      cache and a few measured plain sweeps of the run's block (the faster
 //                      store kind, where --sweep-stores adaptive lets the run choose), ranks the
 //                      blocked settings; its best H is timed on a block of its own, then
-//                      its neighbours H - 1 and H + 1, walking on towards the faster until
-//                      the next is slower; the fastest timed is kept where it beats the plain
-//                      sweep, else H = 1 plain; any H gives the same field bit for bit, so the
-//                      choice changes the speed only
+//                      the widths below and above it, walking on towards the faster until
+//                      two in a row are no faster; the fastest timed is kept where it beats
+//                      the plain sweep, else H = 1 plain; any H gives the same field bit for
+//                      bit, so the choice changes the speed only; the rounds timed store their x
+//                      ghosts where the run's will (x periodic over one rank), and the run's own
+//                      choice of stores starts from the kind that timed faster for the
+//                      setting chosen (store_choice.hpp)
 //
 // Rates are reduced over ranks (slowest rank), so every rank reaches the same choice; rank 0's
 // candidates are broadcast all the same, and every rank walks them on the same timings.
@@ -78,6 +81,9 @@ struct HaloWidthChoice {
   /// The blocked widths timed (cell updates/s per rank, the slowest rank's), in the order of
   /// walk_widths(); the fastest is chosen where it beats the plain sweep's measured rate.
   std::vector<TimedWidth> timed;
+  /// The faster kind of stores in the timing of the setting chosen, where the run chooses its
+  /// stores (--sweep-stores adaptive): its StoreChoice starts there. Auto otherwise.
+  SweepStores stores = SweepStores::Auto;
   double seconds = 0;  ///< spent calibrating
 };
 

@@ -185,7 +185,8 @@ ParseOutcome parse_command_line(int argc, char** argv) {
                  "stores of the sweeps from memory (fields larger than the rank's cache share), "
                  "and of the last sub-step of a blocked round: "
                  "adaptive (time streaming and ordinary stores on the first sweeps, keep the "
-                 "faster, try the other for two sweeps every 16th; the rank's own choice) | "
+                 "faster, try the other for two sweeps every 16th; the rank's own choice; with "
+                 "--halo-width auto, start from the kind faster in its calibration) | "
                  "streaming | ordinary; the results are the same bit for bit")
       ->transform(choice_of(kStorePolicyNames))
       ->type_name("NAME")

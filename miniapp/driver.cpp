@@ -198,6 +198,7 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
       std::fflush(stdout);
     }
   }
+  SweepStores first_stores = SweepStores::Auto;  // where the stores are chosen, the first kind
   if (config.halo_width_auto) {
     const HaloWidthChoice auto_width =
         choose_halo_width(config, roofline ? &*roofline : nullptr, comm);
@@ -210,6 +211,8 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
         std::snprintf(one, sizeof one, ", H=%d blocked timed %.4e", t.width, t.rate);
         timed += one;
       }
+      if (auto_width.stores != SweepStores::Auto)
+        timed += std::string("; faster stores ") + to_string(auto_width.stores);
       std::printf(
           "halo width auto: chose H=%d, temporal blocking %s%s (predicted %.4e vs plain %.4e "
           "cell upd/s; per rank: copy bound %.4e, in cache %.4e, plain sweep %.4e%s; %.2f s)\n",
@@ -219,6 +222,7 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
       std::fflush(stdout);
     }
     config = with_halo_width(config, c);
+    first_stores = auto_width.stores;
     memory = preflight(config, comm);  // the chosen width's ghosts and messages
   }
   if (config.explain && rank == 0)
@@ -259,7 +263,7 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
   // Held so that the fields can be freed before the copy is measured again after the run.
   std::optional<TimeStepper> held_stepper(std::in_place, config.problem(), config.halo(),
                                           config.blocking(), resolve_rank_grid(config, nranks),
-                                          comm, config.sweep_stores);
+                                          comm, config.sweep_stores, first_stores);
   TimeStepper& stepper = *held_stepper;
   if (restart) load_restart(*restart, stepper);
   const Decomposition& decomp = stepper.decomposition();

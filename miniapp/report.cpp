@@ -104,6 +104,7 @@ RunReport make_report(const RunPieces& p) {
       int(std::lround(reduce_stat(ends_ordinary ? 1.0 : 0.0, comm).avg * r.nranks));
   r.stores.switches = reduce_stat(double(stores.switches()), comm).avg;
   r.stores.blocked = stepper.blocking() != nullptr;
+  r.stores.first = stores.first();
   return r;
 }
 
@@ -147,10 +148,14 @@ void print_report(std::ostream& os, const RunReport& r) {
   else if (st.policy != StorePolicy::Adaptive)
     os << to_string(st.policy) << " (as asked)";
   else
-    os << "adaptive: streaming in " << fmt(st.streaming, "%.4g") << " of "
-       << fmt(st.rounds(), "%.4g") << " rounds per rank, ordinary in " << fmt(st.ordinary, "%.4g")
-       << " (warm-up included); " << st.ranks_ending_ordinary << " of " << r.nranks
-       << " rank(s) ended on ordinary, " << fmt(st.switches, "%.3g") << " switch(es) per rank";
+    os << "adaptive"
+       << (st.first != SweepStores::Auto
+               ? std::string(" from ") + to_string(st.first) + " (faster in the calibration)"
+               : std::string())
+       << ": streaming in " << fmt(st.streaming, "%.4g") << " of " << fmt(st.rounds(), "%.4g")
+       << " rounds per rank, ordinary in " << fmt(st.ordinary, "%.4g") << " (warm-up included); "
+       << st.ranks_ending_ordinary << " of " << r.nranks << " rank(s) ended on ordinary, "
+       << fmt(st.switches, "%.3g") << " switch(es) per rank";
   if (st.from_memory) os << "\n";
   os << "  redundant     " << fmt(r.redundant_per_step.min, "%.0f") << "/"
      << fmt(r.redundant_per_step.avg, "%.0f") << "/" << fmt(r.redundant_per_step.max, "%.0f")
@@ -400,13 +405,15 @@ std::string report_json(const RunReport& r) {
   }
 
   const StoresSummary& st = r.stores;
-  j["sweep_stores"] = {{"policy", to_string(st.policy)},
-                       {"from_memory", st.from_memory},
-                       {"streaming_rounds", st.streaming},
-                       {"ordinary_rounds", st.ordinary},
-                       {"ranks_ending_ordinary", st.ranks_ending_ordinary},
-                       {"switches", st.switches},
-                       {"blocked_rounds", st.blocked}};
+  j["sweep_stores"] = {
+      {"policy", to_string(st.policy)},
+      {"from_memory", st.from_memory},
+      {"streaming_rounds", st.streaming},
+      {"ordinary_rounds", st.ordinary},
+      {"ranks_ending_ordinary", st.ranks_ending_ordinary},
+      {"switches", st.switches},
+      {"blocked_rounds", st.blocked},
+      {"first", st.first == SweepStores::Auto ? "alternating" : to_string(st.first)}};
 
   j["schema_version"] = kReportSchemaVersion;
   j["label"] = c.label;

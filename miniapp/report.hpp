@@ -59,6 +59,9 @@ struct StoresSummary {
   double switches = 0;                 ///< times a rank's favourite changed (average)
   /// The rounds counted are blocked ones: the stores of each round's last sub-step.
   bool blocked = false;
+  /// The kind the choice started from (the faster in --halo-width auto's calibration), Auto
+  /// where its first rounds took both kinds in turn.
+  SweepStores first = SweepStores::Auto;
   /// Rounds per rank that chose.
   double rounds() const { return streaming + ordinary; }
 };
@@ -103,7 +106,7 @@ struct RunReport {
 };
 
 /// Version of the JSON report's layout: minor for added fields, major for changed ones.
-inline constexpr const char* kReportSchemaVersion = "2.6";
+inline constexpr const char* kReportSchemaVersion = "2.7";
 
 /// The report of a finished (or interrupted) run. Collective over the stepper's communicator.
 RunReport make_report(const RunPieces& pieces);

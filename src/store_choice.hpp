@@ -11,6 +11,8 @@
 //   rounds 1 .. 4S take the favourite twice, then the other kind twice, in turn (S = kSamples;
 //   the favourite starts as streaming);
 //   then the rounds take the favourite, with a probe of the other kind (two rounds) every P;
+//   a choice given a first kind (the faster in a calibration just before the run, --halo-width
+//   auto) starts there: it takes that kind from round 1, the first probe P rounds on;
 //   a round counts only when the round before it took the same kind (it is "warm"), and each
 //   warm round of the other kind is paired with the favourite's warm rounds before and after:
 //       ratio = t(other) / mean(t(favourite) before, t(favourite) after)   (seconds per cell)
@@ -29,7 +31,9 @@
 // fourth to sixth 9.3-11.7), so the choice took ordinary stores where they were 3-30 % slower
 // (bench stencil, 6 of 8 runs: 4.9-5.4 ms against 3.4-5.0 with streaming stores fixed).
 // A probe of the slower kind costs about twice their difference / P: where one kind is clearly
-// faster the probes thin out, where the two are close they stay frequent.
+// faster the probes thin out, where the two are close they stay frequent. The first rounds cost
+// half their difference on the rounds they take; a first kind saves that where it is right, and
+// costs the difference until S probes outvote it (about S * P rounds) where it is wrong.
 // The values a sweep computes do not depend on its stores, so no choice can change a result.
 // Each rank chooses for itself, from its own timings: no communication.
 #pragma once
@@ -49,6 +53,10 @@ inline constexpr NameTable<StorePolicy, 3> kStorePolicyNames{{{StorePolicy::Adap
                                                               {StorePolicy::Streaming, "streaming"},
                                                               {StorePolicy::Ordinary, "ordinary"}}};
 inline const char* to_string(StorePolicy p) { return name_of(kStorePolicyNames, p); }
+inline constexpr NameTable<SweepStores, 3> kSweepStoresNames{{{SweepStores::Auto, "auto"},
+                                                              {SweepStores::Streaming, "streaming"},
+                                                              {SweepStores::Ordinary, "ordinary"}}};
+inline const char* to_string(SweepStores s) { return name_of(kSweepStoresNames, s); }
 
 class StoreChoice {
  public:
@@ -61,8 +69,10 @@ class StoreChoice {
 
   /// `from_memory`: whether the sweeps run from memory (sweep_streams_from_memory); where they
   /// do not, every round takes SweepStores::Auto (its kernels then write through the cache)
-  /// and nothing is recorded.
-  explicit StoreChoice(StorePolicy policy = StorePolicy::Adaptive, bool from_memory = true);
+  /// and nothing is recorded. `first` (Streaming or Ordinary; adaptive from memory only): the
+  /// favourite from round 1, without the first rounds that take both kinds in turn.
+  explicit StoreChoice(StorePolicy policy = StorePolicy::Adaptive, bool from_memory = true,
+                       SweepStores first = SweepStores::Auto);
 
   /// The stores the next round's sweeps take.
   SweepStores next() const;
@@ -77,6 +87,9 @@ class StoreChoice {
   std::int64_t rounds(SweepStores stores) const { return count_[slot(stores)]; }
   /// Times the favourite changed.
   int switches() const { return switches_; }
+  /// The favourite the choice was given to start from, Auto where its first rounds took both
+  /// kinds in turn.
+  SweepStores first() const { return first_; }
 
  private:
   static std::size_t slot(SweepStores s) { return s == SweepStores::Ordinary ? 1 : 0; }
@@ -87,6 +100,8 @@ class StoreChoice {
   StorePolicy policy_;
   bool from_memory_;
   SweepStores favourite_ = SweepStores::Streaming;
+  SweepStores first_ = SweepStores::Auto;
+  int first_rounds_ = kFirstRounds;  ///< rounds that alternate the two kinds (0 given `first`)
   std::array<std::int64_t, 2> count_{};
   SweepStores last_ = SweepStores::Auto;  ///< the kind of the latest round recorded
   double favourite_last_ = 0;  ///< seconds per cell of the favourite's latest warm round (0: none)

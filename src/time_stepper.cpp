@@ -23,7 +23,7 @@ Index3 choose_rank_grid(const Problem& problem, int nranks, const Index3& fixed,
 
 TimeStepper::TimeStepper(const Problem& problem, const HaloOptions& halo,
                          const BlockingOptions& blocking, const Index3& dims, MPI_Comm comm,
-                         StorePolicy stores)
+                         StorePolicy stores, SweepStores first_stores)
     : problem_(problem), halo_options_(halo), a_(problem.coefficients()) {
   if (halo.width < 1)
     throw std::invalid_argument("TimeStepper: halo width " + std::to_string(halo.width) +
@@ -33,7 +33,7 @@ TimeStepper::TimeStepper(const Problem& problem, const HaloOptions& halo,
   v_ = Field("miniapp::v", decomp_->owned(), halo.width);
   fill_initial(u_, problem.initial_condition());
   fill_zero(v_);
-  stores_ = StoreChoice(stores, sweep_streams_from_memory(u_.interior()));
+  stores_ = StoreChoice(stores, sweep_streams_from_memory(u_.interior()), first_stores);
   halo_ = make_halo_exchange(halo, *decomp_, u_, problem.bc, problem.bc_value);
   neighborhood_ = neighborhood_of(*decomp_);
   refill_ = plan_refill(neighborhood_, u_.n(), u_.halo(), problem.two_d());

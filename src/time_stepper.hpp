@@ -75,9 +75,11 @@ class TimeStepper {
  public:
   /// Build the decomposition over `comm` with rank grid `dims`, allocate and initialise the
   /// fields, plan the halo exchange and the refills (and the tiles with temporal blocking);
-  /// `stores`: how the sweeps from memory choose their stores. Collective over comm.
+  /// `stores`: how the sweeps from memory choose their stores, and `first_stores` the kind an
+  /// adaptive choice starts from (StoreChoice; Auto: both in turn). Collective over comm.
   TimeStepper(const Problem& problem, const HaloOptions& halo, const BlockingOptions& blocking,
-              const Index3& dims, MPI_Comm comm, StorePolicy stores = StorePolicy::Adaptive);
+              const Index3& dims, MPI_Comm comm, StorePolicy stores = StorePolicy::Adaptive,
+              SweepStores first_stores = SweepStores::Auto);
 
   /// One round of k sub-steps (1 <= k <= halo width): exchange, update, boundaries; the field
   /// then holds k steps more. Collective; fences.

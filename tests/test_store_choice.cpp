@@ -1,7 +1,7 @@
 // The sweeps' choice of stores: the pure StoreChoice rules on made-up timings (which kind each
-// round takes, when the two change places, how the probes thin out), and a stepper whose
-// fields stream from memory, which takes both kinds in its first rounds and still equals the
-// serial reference bit for bit.
+// round takes, when the two change places, how the probes thin out, where a given first kind
+// leads), and a stepper whose fields stream from memory, which takes both kinds in its first
+// rounds, or the kind it is given, and still equals the serial reference bit for bit.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -156,6 +156,50 @@ TEST(StoreChoice, FollowsTheMachineWhenTheFasterKindChanges) {
   EXPECT_EQ(choice.switches(), 1);
 }
 
+TEST(StoreChoice, StartsFromAGivenKindWithoutTheFirstRounds) {
+  // Given ordinary (the faster in a calibration), and ordinary is faster: it takes ordinary from
+  // round 1, the first probe of streaming 16 rounds on, and the probes thin out as without a
+  // given kind once three say that streaming is clearly slower.
+  StoreChoice choice(StorePolicy::Adaptive, true, kO);
+  EXPECT_EQ(choice.first(), kO);
+  std::vector<int> streaming;
+  for (int r = 0; r < 200; ++r) {
+    const SweepStores s = choice.next();
+    if (s == kS) streaming.push_back(r);
+    choice.record(s, s == kO ? 0.8 : 1.0);
+  }
+  static const int kWant[] = {15, 16, 31, 32, 47, 48, 79, 80, 143, 144};
+  EXPECT_EQ(streaming, rounds(kWant));
+  EXPECT_EQ(choice.favourite(), kO);
+  EXPECT_EQ(choice.switches(), 0);
+}
+
+TEST(StoreChoice, AGivenKindThatIsSlowerIsOutvotedByThreeProbes) {
+  // Given ordinary, where streaming is faster: the third probe (rounds 47 and 48), paired with
+  // the warm round 50, completes three ratios below 1 - kMargin, and the two change places.
+  StoreChoice choice(StorePolicy::Adaptive, true, kO);
+  int switched_at = -1;
+  for (int r = 0; r < 200; ++r) {
+    const SweepStores s = choice.next();
+    choice.record(s, s == kO ? 1.0 : 0.8);
+    if (switched_at < 0 && choice.favourite() == kS) switched_at = r;
+  }
+  EXPECT_EQ(switched_at, 3 * StoreChoice::kProbeEvery + 2);
+  EXPECT_EQ(choice.favourite(), kS);
+  EXPECT_EQ(choice.switches(), 1);
+  EXPECT_LE(choice.rounds(kO), switched_at + 8);
+}
+
+TEST(StoreChoice, AGivenKindCountsOnlyWhereTheRoundsChoose) {
+  // Fixed stores are as asked, and sweeps through the cache take no stores of either kind.
+  StoreChoice fixed(StorePolicy::Streaming, true, kO), cached(StorePolicy::Adaptive, false, kO);
+  EXPECT_EQ(fixed.next(), kS);
+  EXPECT_EQ(fixed.first(), SweepStores::Auto);
+  EXPECT_EQ(cached.next(), SweepStores::Auto);
+  EXPECT_EQ(cached.first(), SweepStores::Auto);
+  EXPECT_EQ(StoreChoice().first(), SweepStores::Auto);
+}
+
 /// One rank whose fields are larger than its share of the last-level cache, so that its sweeps
 /// stream from memory and the adaptive choice times both kinds in the first rounds. Skipped
 /// where that share makes such fields too large for a unit test.
@@ -200,6 +244,34 @@ TEST_F(StoreChoiceFromMemory, StepperTakesBothKindsAndStaysExact) {
   EXPECT_EQ(
       first_bitwise_difference(gather_global(sim.field(), c.grid, comm_.get()), reference_after(c)),
       -1);
+}
+
+TEST_F(StoreChoiceFromMemory, StepperStartsFromTheKindItIsGiven) {
+  // --halo-width auto hands the stepper the kind its calibration found faster: every round of a
+  // short run takes it, plain or blocked, and the result is the serial reference's.
+  if (comm_.get() == MPI_COMM_NULL) return;
+  Config c = beyond_the_share(96, 88);
+  c.bc = {Boundary::Periodic, Boundary::Dirichlet, Boundary::Periodic};
+  c.steps = 8;
+  c.seed = 80;
+  const std::vector<double> expected = reference_after(c);
+  for (const bool blocked : {false, true})
+    for (const SweepStores first : {kS, kO}) {
+      c.temporal_blocking = blocked;
+      c.halo_width = blocked ? 2 : 1;
+      TimeStepper sim(c.problem(), c.halo(), c.blocking(), resolve_rank_grid(c, 1), comm_.get(),
+                      StorePolicy::Adaptive, first);
+      sim.run(c.steps);
+      const StoreChoice& stores = sim.stores();
+      const std::string what = std::string(blocked ? "blocked " : "plain ") + to_string(first);
+      ASSERT_TRUE(stores.from_memory()) << c.grid[2] << " planes";
+      EXPECT_EQ(stores.first(), first) << what;
+      EXPECT_EQ(stores.rounds(first), c.steps / c.halo_width) << what;
+      EXPECT_EQ(stores.rounds(first == kS ? kO : kS), 0) << what;
+      EXPECT_EQ(first_bitwise_difference(gather_global(sim.field(), c.grid, comm_.get()), expected),
+                -1)
+          << what;
+    }
 }
 
 TEST_F(StoreChoiceFromMemory, BlockedRoundsStoreTheirPeriodicXGhostsWithEitherStores) {
