@@ -40,16 +40,6 @@ struct TimedRate {
   SweepStores stores = SweepStores::Auto;
 };
 
-/// Whether the run's sweeps will store the x ghosts of their lines (XGhosts::Wrap) on a rank
-/// grid of `dims`: where x is periodic over one rank and packed by kernels, as
-/// HaloExchange::x_faces_from_sweep finds from the run's plan. The calibration times its rounds
-/// so, for the stores they cost differ by kind (a masked vector update per row when streamed).
-XGhosts run_x_ghosts(const Config& config, const Index3& dims) {
-  const bool wrap = dims[0] == 1 && config.bc[0] == Boundary::Periodic &&
-                    config.pack == PackKind::Kernel && config.halo_mode != HaloMode::NeighborColl;
-  return wrap ? XGhosts::Wrap : XGhosts::Leave;
-}
-
 /// Cell updates/s per rank of `choice` (blocked) on a block of in.n cells with a neighbour on
 /// every side, with the faster of the stores the run may take (and which it was): the slowest
 /// rank's median of three rounds after one untimed. Collective.
@@ -74,6 +64,12 @@ TimedRate timed_blocked_rate(const Config& config, const BlockingModelInputs& in
 }
 
 }  // namespace
+
+XGhosts run_x_ghosts(const Config& config, const Index3& dims) {
+  const bool wrap = dims[0] == 1 && config.bc[0] == Boundary::Periodic &&
+                    config.pack == PackKind::Kernel && config.halo_mode != HaloMode::NeighborColl;
+  return wrap ? XGhosts::Wrap : XGhosts::Leave;
+}
 
 FasterStores time_faster_stores(const std::vector<SweepStores>& kinds, int warm, int reps,
                                 const std::function<void(SweepStores)>& run, MPI_Comm comm) {

@@ -46,6 +46,13 @@ struct FasterStores {
 FasterStores time_faster_stores(const std::vector<SweepStores>& kinds, int warm, int reps,
                                 const std::function<void(SweepStores)>& run, MPI_Comm comm);
 
+/// Whether the sweeps of a run of `config` on a rank grid of `dims` will store the x ghosts of
+/// their lines (XGhosts::Wrap): where x is periodic over one rank and packed by kernels, as
+/// HaloExchange::x_faces_from_sweep finds from the run's plan (a test holds the two together).
+/// The calibration times its rounds so, for what those stores cost differs by kind of store (a
+/// masked vector update per row when streamed). Pure.
+XGhosts run_x_ghosts(const Config& config, const Index3& dims);
+
 /// The memory bound of --roofline: the STREAM copy on every rank at once.
 struct Roofline {
   CopyRates copy;             ///< bytes/s of all ranks together (16 B per element)

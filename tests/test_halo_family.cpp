@@ -5,6 +5,7 @@
 #include <chrono>
 #include <thread>
 
+#include "calibration.hpp"
 #include "diagnostics.hpp"
 #include "halo_exchange.hpp"
 #include "test_support.hpp"
@@ -325,6 +326,8 @@ TEST(HaloFamily, SweepStoresTheXFacesOfAPeriodicXOverOneRank) {
     sim.run(6);
     const HaloCounters& h = sim.halo().counters();
     EXPECT_EQ(sim.halo().x_faces_from_sweep(), k.can) << describe(c);
+    // --halo-width auto's calibration predicts the same before any exchange exists.
+    EXPECT_EQ(run_x_ghosts(c, resolve_rank_grid(c, np)) == XGhosts::Wrap, k.can) << describe(c);
     EXPECT_EQ(h.x_faces_from_sweep, k.used ? h.exchanges - 1 : 0) << describe(c);
     EXPECT_EQ(h.exchanges, 6 / k.width) << describe(c);
   }
