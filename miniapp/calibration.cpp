@@ -34,17 +34,11 @@ std::vector<SweepStores> store_kinds(const Config& config, const Index3& n) {
   return {SweepStores::Streaming, SweepStores::Ordinary};
 }
 
-/// A rate timed with each kind of stores the run may take: the faster kind's, and which it was.
-struct TimedRate {
-  double rate = 0;  ///< cell updates/s per rank
-  SweepStores stores = SweepStores::Auto;
-};
-
-/// Cell updates/s per rank of `choice` (blocked) on a block of in.n cells with a neighbour on
-/// every side, with the faster of the stores the run may take (and which it was): the slowest
-/// rank's median of three rounds after one untimed. Collective.
-TimedRate timed_blocked_rate(const Config& config, const BlockingModelInputs& in,
-                             const BlockingChoice& choice, XGhosts x_ghosts, MPI_Comm comm) {
+/// One round of `choice` (blocked, choice.width sub-steps) on a block of in.n cells with a
+/// neighbour on every side, with the faster of the stores the run may take: its seconds (the
+/// slowest rank's median of three rounds after one untimed) and which kind it was. Collective.
+FasterStores time_blocked_round(const Config& config, const BlockingModelInputs& in,
+                                const BlockingChoice& choice, XGhosts x_ghosts, MPI_Comm comm) {
   const Box owned{{0, 0, 0}, in.n};
   Field u("miniapp::calibration::u", owned, choice.width),
       v("miniapp::calibration::v", owned, choice.width);
@@ -57,10 +51,9 @@ TimedRate timed_blocked_rate(const Config& config, const BlockingModelInputs& in
     regions.push_back(update_region(everywhere, in.n, choice.width, s, in.two_d));
   const TemporalBlocking tb(u, choice.tile, regions, {}, config.stencil,
                             config.problem().coefficients(), in.two_d);
-  const FasterStores faster = time_faster_stores(
+  return time_faster_stores(
       store_kinds(config, in.n), 1, 3,
       [&](SweepStores stores) { tb.run(u, v, choice.width, stores, x_ghosts); }, comm);
-  return {double(u.interior().count()) * choice.width / faster.seconds, faster.stores};
 }
 
 }  // namespace
@@ -193,9 +186,9 @@ HaloWidthChoice choose_halo_width(const Config& config, const Roofline* roofline
   out.stores = plain_stores;
   std::map<int, SweepStores> stores_of;  // by width
   out.timed = walk_widths(candidates, [&](const BlockingChoice& candidate) {
-    const TimedRate t = timed_blocked_rate(config, in, candidate, x_ghosts, comm);
+    const FasterStores t = time_blocked_round(config, in, candidate, x_ghosts, comm);
     stores_of[candidate.width] = t.stores;
-    return t.rate;
+    return double(in.n[0]) * in.n[1] * in.n[2] * candidate.width / t.seconds;
   });
   const auto fastest =
       std::max_element(out.timed.begin(), out.timed.end(),

@@ -10,7 +10,6 @@ StoreChoice::StoreChoice(StorePolicy policy, bool from_memory, SweepStores first
   if (policy == StorePolicy::Ordinary) favourite_ = SweepStores::Ordinary;
   if (policy == StorePolicy::Adaptive && from_memory && first != SweepStores::Auto) {
     favourite_ = first_ = first;
-    first_rounds_ = 0;
     next_probe_ = kProbeEvery - 1;
   }
 }
@@ -23,7 +22,7 @@ SweepStores StoreChoice::next() const {
   if (!from_memory_) return SweepStores::Auto;
   if (policy_ != StorePolicy::Adaptive) return favourite_;
   const std::int64_t n = count_[0] + count_[1];
-  if (n < first_rounds_) return n % 4 < 2 ? favourite_ : other();
+  if (n < first_rounds()) return n % 4 < 2 ? favourite_ : other();
   return n == next_probe_ || n == next_probe_ + 1 ? other() : favourite_;
 }
 
@@ -48,7 +47,7 @@ void StoreChoice::record(SweepStores stores, double seconds_per_cell) {
     const double ratio = probe_ / around;
     ratios_[std::size_t(ratio_count_ % kSamples)] = ratio;
     ++ratio_count_;
-    if (n > first_rounds_ + 2) {  // a probe after the first rounds: when is the next
+    if (n > first_rounds() + 2) {  // a probe after the first rounds: when is the next
       const bool clear =
           ratio > 1 + kClear && ratio_count_ >= kSamples && median_ratio() > 1 + kClear;
       probe_every_ = clear ? std::min(2 * probe_every_, kProbeEveryMax) : kProbeEvery;

@@ -94,6 +94,8 @@ class StoreChoice {
  private:
   static std::size_t slot(SweepStores s) { return s == SweepStores::Ordinary ? 1 : 0; }
   SweepStores other() const;
+  /// Rounds that alternate the two kinds: none for a choice given its first kind.
+  int first_rounds() const { return first_ == SweepStores::Auto ? kFirstRounds : 0; }
   /// Median of the last kSamples ratios.
   double median_ratio() const;
 
@@ -101,7 +103,6 @@ class StoreChoice {
   bool from_memory_;
   SweepStores favourite_ = SweepStores::Streaming;
   SweepStores first_ = SweepStores::Auto;
-  int first_rounds_ = kFirstRounds;  ///< rounds that alternate the two kinds (0 given `first`)
   std::array<std::int64_t, 2> count_{};
   SweepStores last_ = SweepStores::Auto;  ///< the kind of the latest round recorded
   double favourite_last_ = 0;  ///< seconds per cell of the favourite's latest warm round (0: none)
