@@ -3,7 +3,8 @@
 #  - scaling_model.py --check: the model's message and byte counts per exchange equal what a
 #    real 8-rank run (every side a neighbour) reports, for each halo mode it models;
 #  - scaling_model.py writes its table, CSV (and PNG when matplotlib is there);
-#  - hybrid_study.sh runs every ranks x threads split with every variant and all digests agree.
+#  - hybrid_study.sh runs every ranks x threads split with every variant and all digests agree;
+#  - roofline_targets.sh reads every figure of its set at both layouts, and refuses bad input.
 # Environment: MINIAPP_EXE, MINIAPP_MPIEXEC (mpiexec and its flags), MINIAPP_PYTHON.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,4 +38,19 @@ rows=$(grep -cE '^ +[12] x [12] ' "$work/hybrid.txt")
 digests=$(grep -E '^ +[12] x [12] ' "$work/hybrid.txt" | awk '{print $NF}' | sort -u | wc -l)
 [ "$rows" = 10 ] && [ "$digests" = 1 ] ||
   { echo "FAIL: hybrid study: $rows rows, $digests distinct digests (want 10 and 1)"; exit 1; }
+# The roofline set on a tiny block: every figure of both layouts is read from its log (a bench
+# whose output changed would leave a row out or stop the script), and bad input exits 2.
+MINIAPP_EXE="$MINIAPP_EXE" MINIAPP_N=24 MINIAPP_CORES=2 MINIAPP_LAUNCHER_ARGS="${mpiexec[*]:1}" \
+  MINIAPP_RESULTS="$work/roofline" bash "$scripts/roofline_targets.sh" > "$work/roofline.txt"
+cat "$work/roofline.txt"
+figures=$(grep -cE '^ +1  .* (1 x 2|2 x 1) +[0-9]+\.[0-9]{3} +[<>]= [0-9.]+ +(yes|no) ' \
+  "$work/roofline.txt")
+summary=$(grep -cE ' (1 x 2|2 x 1) +[01] of 1 ' "$work/roofline.txt")
+[ "$figures" = 16 ] && [ "$summary" = 16 ] ||
+  { echo "FAIL: roofline targets: $figures figures, $summary summary rows (want 16 and 16)"; exit 1; }
+status=0
+MINIAPP_EXE="$MINIAPP_EXE" MINIAPP_N=abc bash "$scripts/roofline_targets.sh" > "$work/bad.txt" 2>&1 ||
+  status=$?
+[ "$status" = 2 ] && grep -q "positive integers (got 'abc')" "$work/bad.txt" ||
+  { cat "$work/bad.txt"; echo "FAIL: roofline targets: bad MINIAPP_N gave status $status"; exit 1; }
 echo "PERF SCRIPTS OK"
