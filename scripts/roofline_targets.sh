@@ -21,6 +21,7 @@
 #   MINIAPP_CORES      cores C [all online CPUs]
 #   MINIAPP_N          cells per dimension per rank [256]
 #   MINIAPP_ROUNDS     rounds of the whole set [1]
+#   MINIAPP_STEPS      timed steps of the main run, after 8 warm-up steps [32]
 #   MINIAPP_LAUNCHER_ARGS  mpiexec arguments of the C x 1 runs [--bind-to core]
 #   MINIAPP_RESULTS    where the logs and JSON reports go [results/roofline-YYYYmmdd-HHMMSS]
 # Exit status 0 whether or not a target is met (these are measurements); 1 if a run failed,
@@ -32,12 +33,13 @@ exe=${MINIAPP_EXE:-$root/build/miniapp/miniapp}
 cores=${MINIAPP_CORES:-$(getconf _NPROCESSORS_ONLN)}
 n=${MINIAPP_N:-256}
 rounds=${MINIAPP_ROUNDS:-1}
+steps=${MINIAPP_STEPS:-32}
 read -r -a launcher_args <<< "${MINIAPP_LAUNCHER_ARGS:---bind-to core}"
 results=${MINIAPP_RESULTS:-results/roofline-$(date +%Y%m%d-%H%M%S)}
 [ -x "$exe" ] || { echo "roofline_targets: no binary $exe (build first)" >&2; exit 2; }
-for v in "$cores" "$n" "$rounds"; do
+for v in "$cores" "$n" "$rounds" "$steps"; do
   [[ "$v" =~ ^[1-9][0-9]*$ ]] ||
-    { echo "roofline_targets: MINIAPP_CORES, MINIAPP_N and MINIAPP_ROUNDS take positive integers (got '$v')" >&2; exit 2; }
+    { echo "roofline_targets: MINIAPP_CORES, MINIAPP_N, MINIAPP_ROUNDS and MINIAPP_STEPS take positive integers (got '$v')" >&2; exit 2; }
 done
 mkdir -p "$results"
 
@@ -77,8 +79,8 @@ for ((r = 1; r <= rounds; r++)); do
       --steps 16
     run "r$r-$layout-temporal" "$layout" bench temporal --n "$n" --widths 2 4 6 --tiles auto \
       --reps 5
-    run "r$r-$layout-main" "$layout" --grid "${grid[@]}" --ranks "${ranks[@]}" --steps 40 \
-      --warmup 8 --progress 0 --roofline --halo-width auto --report "$results/r$r-$layout-main.json"
+    run "r$r-$layout-main" "$layout" --grid "${grid[@]}" --ranks "${ranks[@]}" \
+      --steps $((steps + 8)) --warmup 8 --progress 0 --roofline --halo-width auto --report "$results/r$r-$layout-main.json"
   done
 done
 petsc=$(dirname "$exe")/miniapp_petsc_halo
@@ -186,6 +188,15 @@ for key in keys:
     print(f"{key[0] + ' ' + goal(sel[0]):<44} {key[1]:<7} "
           f"{sum(map(met, sel)):>3} of {len(sel):<2} {span(figs, '.3f'):>13} "
           f"{span(copies, '.1f') if copies else '-':>13}")
+# The same figures in the order of the copy each command measured: a target that follows the
+# memory's speed shows as figures falling from left to right.
+print()
+print(f"{'by the copy each measured: figure (GB/s)':<44} {'layout':<7}")
+for key in keys:
+    sel = sorted((row for row in rows if (row[1], row[2]) == key and row[6]), key=lambda r: r[6])
+    if sel:
+        print(f"{key[0]:<44} {key[1]:<7} " +
+              "  ".join(f"{row[3]:.3f} ({row[6]:.0f})" for row in sel))
 if not os.path.exists(petsc):
     print("halo exchange / PETSc DMDA <= 0.5: not measured (no miniapp_petsc_halo: install PETSc,"
           " MINIAPP_WITH_PEERS=1 scripts/install-deps.sh, and configure again)")
