@@ -122,7 +122,13 @@ void halo_exchange(std::ostream& os, const Config& c, const HaloPlan& plan, cons
               "else copied from the field to its ghosts as the exchange starts (no MPI)";
       else if (m.peer == self)
         os << "; copied from the field to its ghosts (no buffer, no MPI)";
+      const bool in_place = kernel && m.peer != self && storage_run(m.send, shape).count > 0 &&
+                            storage_run(m.recv, shape).count > 0;
+      if (in_place)
+        os << "; one run of the field's storage (whole padded rows): MPI sends it from the field "
+              "and receives it into the ghosts (no buffer)";
       os << "\n";
+      if (m.peer == self || in_place) continue;
       lines += std::int64_t(m.send.extent(1)) * m.send.extent(2);
       values += m.send.count();
       ++boxes;
@@ -160,7 +166,8 @@ void deep_halo(std::ostream& os, const Config& c, const Neighborhood& nb, const 
     for (int d = 0; d < (c.two_d() ? 2 : 3); ++d) inner.lo[d] += 1, inner.hi[d] -= 1;
     os << "  overlap      sub-step 0 updates the inner cells " << extents(inner)
        << " (they read no ghost)\n"
-          "               while the messages fly: in up to 8 slabs, the rest as one once they have\n"
+          "               while the messages fly: in up to 8 slabs, the rest as one once they "
+          "have\n"
           "               arrived; the shell after\n";
   }
   if (c.temporal_blocking) {

@@ -73,6 +73,7 @@ RunReport make_report(const RunPieces& p) {
   r.messages_per_step = reduce_stat(double(h.messages) / steps, comm);
   r.bytes_per_step = reduce_stat(double(h.bytes) / steps, comm);
   r.swept_bytes_per_step = reduce_stat(double(h.bytes_from_sweep) / steps, comm);
+  r.in_place_bytes_per_step = reduce_stat(double(h.bytes_in_place) / steps, comm);
   r.redundant_per_step = reduce_stat(double(t.redundant) / steps, comm);
   r.hidden = reduce_stat(t.hidden, comm);
   r.refill = reduce_stat(t.refill, comm);
@@ -137,6 +138,12 @@ void print_report(std::ostream& os, const RunReport& r) {
        << fmt(r.swept_bytes_per_step.avg, "%.0f") << "/" << fmt(r.swept_bytes_per_step.max, "%.0f")
        << " B, stored by the sweep as it wrote each line (x periodic over one rank), never "
           "moved\n";
+  if (r.in_place_bytes_per_step.max > 0)
+    os << "                of which " << fmt(r.in_place_bytes_per_step.min, "%.0f") << "/"
+       << fmt(r.in_place_bytes_per_step.avg, "%.0f") << "/"
+       << fmt(r.in_place_bytes_per_step.max, "%.0f")
+       << " B whole padded planes, sent by MPI from the field and received into it (no buffer, "
+          "never packed)\n";
   if (c.temporal_blocking)
     os << "  blocking      temporal, " << c.halo_width << " sub-steps per round, tile "
        << joined(c.tile, " x ") << " owned cells\n";
@@ -346,6 +353,7 @@ std::string report_json(const RunReport& r) {
   j["halo_per_step_per_rank"] = {{"messages", stat(r.messages_per_step)},
                                  {"bytes", stat(r.bytes_per_step)},
                                  {"x_faces_from_sweep_bytes", stat(r.swept_bytes_per_step)},
+                                 {"in_place_bytes", stat(r.in_place_bytes_per_step)},
                                  {"redundant_updates", stat(r.redundant_per_step)}};
   j["cell_updates_per_second"] = r.cell_updates_per_second;
   j["field"] = {{"digest", digest_hex(r.summary.digest)},

@@ -78,6 +78,9 @@ struct RunReport {
   Stat messages_per_step, bytes_per_step;                  ///< per rank and step
   /// Of bytes_per_step, the x faces the sweep stored (x periodic over one rank): never moved.
   Stat swept_bytes_per_step;
+  /// Of bytes_per_step, the messages MPI sent from the field and received into it with no
+  /// buffer (whole padded planes): never packed or unpacked.
+  Stat in_place_bytes_per_step;
   Stat redundant_per_step;             ///< redundant cell updates (deep halos)
   Stat hidden, refill, start;          ///< seconds: comm hidden by --overlap, refills, posting
   double cell_updates_per_second = 0;  ///< global cells * steps / max loop time
@@ -106,7 +109,7 @@ struct RunReport {
 };
 
 /// Version of the JSON report's layout: minor for added fields, major for changed ones.
-inline constexpr const char* kReportSchemaVersion = "2.7";
+inline constexpr const char* kReportSchemaVersion = "2.8";
 
 /// The report of a finished (or interrupted) run. Collective over the stepper's communicator.
 RunReport make_report(const RunPieces& pieces);

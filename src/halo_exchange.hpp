@@ -10,7 +10,9 @@
 //                      (MPI_Send_init / MPI_Recv_init, MPI_Startall every exchange, per phase:
 //                      receives first, then pack, then sends). --pack kernel packs all boxes of
 //                      a phase with one Kokkos kernel into one buffer allocated once (and
-//                      unpacks likewise); --pack datatype sends subarray
+//                      unpacks likewise), except boxes that are one run of the field's
+//                      storage (whole padded planes), which MPI sends from the field and
+//                      receives into it; --pack datatype sends subarray
 //                      datatypes of the field in place (one request set per field buffer,
 //                      since the time loop swaps two fields).
 //   NeighborCollHalo   neighbor-coll: one MPI_Ineighbor_alltoallw on a distributed graph
@@ -57,6 +59,17 @@ struct HaloOptions {
   bool overlap = false;
 };
 
+/// A box of a field that is one run of its storage: its first value's offset from data() and
+/// the run's length in doubles, the rows' padding up to the pitch included. count 0: the box is
+/// not one run.
+struct StorageRun {
+  std::int64_t offset = 0, count = 0;
+};
+/// The run of box b (padded local cells) in the storage of fields shaped like `shape`: whole
+/// padded rows of whole planes (a z face of the dim-ordered plan, x and y ghosts included), or
+/// whole padded rows of one plane. Pure.
+StorageRun storage_run(const Box& b, const Field& shape);
+
 /// Accumulated cost of halo exchanges on this rank.
 struct HaloCounters {
   std::int64_t exchanges = 0;  ///< completed exchanges
@@ -70,6 +83,9 @@ struct HaloCounters {
   /// Exchanges that left the x faces as the sweep stored them, and those faces' bytes (counted
   /// in `bytes` too, as the traffic with a real neighbour, but never moved by the exchange).
   std::int64_t x_faces_from_sweep = 0, bytes_from_sweep = 0;
+  /// Bytes of messages MPI sent from the field and received into it, with no buffer (counted
+  /// in `bytes` too; never packed or unpacked).
+  std::int64_t bytes_in_place = 0;
   /// Seconds copying the x faces as an exchange starts, where the sweep could have stored them
   /// but did not (in unpack and unpack_by_phase[0] too).
   double x_face_copy = 0;
@@ -150,6 +166,9 @@ class PointToPointHalo final : public HaloExchange {
   ~PointToPointHalo() override;
   bool test(Field& u) override;
   void finish(Field& u) override;
+  /// Messages of an exchange that MPI sends from the field and receives into it with no
+  /// buffer (in_place()).
+  int messages_in_place() const { return int(std::count(in_place_.begin(), in_place_.end(), 1)); }
   /// Where x_faces_from_sweep(), x is complete from the start (see begin()).
   int dims_complete() const override {
     return phase_ < 0 ? 3 : std::max(plan_.phases > 1 ? phase_ : 0, x_from_sweep_ ? 1 : 0);
@@ -201,6 +220,10 @@ class PointToPointHalo final : public HaloExchange {
   PackTable make_table(const std::vector<int>& messages, bool send, Part part = Part::All);
   /// Whether message mi is an x face this rank sends itself (a periodic x over this rank alone).
   bool self_x_face(int mi) const;
+  /// Whether message mi goes to another rank from the field's storage and arrives there, as
+  /// plain doubles: its sent and received boxes are each one run of the storage (kernel
+  /// packing; the run_ of each side).
+  bool in_place(int mi) const { return !in_place_.empty() && in_place_[std::size_t(mi)]; }
   void run_table(Field& u, const PackTable& t, bool pack);
   /// Unpack table t into u, timed into counters_.unpack and unpack_by_phase[phase]; its seconds.
   double unpack(Field& u, const PackTable& t, int phase);
@@ -210,6 +233,13 @@ class PointToPointHalo final : public HaloExchange {
   /// and MPI never sees it: the unpack copies the sent box of the field into the received
   /// ghosts, one read and one write per value instead of two of each through a buffer.
   std::vector<int> sender_of_;
+  /// Kernel packing: per message, whether it is sent in place (in_place()), and the runs of
+  /// its sent and received boxes. Packing a box that is already one run into a buffer, and
+  /// unpacking it, would only copy it twice more: the z faces of the dim-ordered plan are
+  /// whole planes.
+  std::vector<char> in_place_;
+  std::vector<StorageRun> send_run_, recv_run_;
+  std::int64_t in_place_bytes_ = 0;  ///< their bytes per exchange
 
   PackKind pack_;
   std::vector<std::vector<int>> phase_messages_;  ///< message indices per phase

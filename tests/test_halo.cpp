@@ -128,5 +128,52 @@ TEST(Halo, GhostsMatchSingleDomainFillInEveryMode) {
   }
 }
 
+TEST(Halo, StorageRunsAreWholePaddedRows) {
+  // Extents 9 x 8 x 7 with rows of a longer pitch: the runs count the rows' padding.
+  const Field f = Field::shape_only(Box{{0, 0, 0}, {7, 6, 5}}, 1);
+  const std::int64_t pitch = f.stride_y(), plane = f.stride_z();
+  ASSERT_GT(pitch, 9);
+  const Index3 e = f.ext();
+  // Whole planes (a z face with its x and y ghosts): the planes one after another.
+  StorageRun r = storage_run(Box{{0, 0, 5}, {e[0], e[1], 7}}, f);
+  EXPECT_EQ(r.offset, 5 * plane);
+  EXPECT_EQ(r.count, 2 * plane);
+  // Whole rows of one plane (a y face of a 2D problem).
+  r = storage_run(Box{{0, 2, 3}, {e[0], 5, 4}}, f);
+  EXPECT_EQ(r.offset, 3 * plane + 2 * pitch);
+  EXPECT_EQ(r.count, 3 * pitch);
+  // Not one run: part of the rows, part of the planes' rows over two planes, empty.
+  EXPECT_EQ(storage_run(Box{{1, 0, 0}, {e[0], e[1], 2}}, f).count, 0);
+  EXPECT_EQ(storage_run(Box{{0, 1, 0}, {e[0], e[1], 2}}, f).count, 0);
+  EXPECT_EQ(storage_run(Box{{0, 0, 0}, {e[0], e[1], 0}}, f).count, 0);
+}
+
+TEST(Halo, DimOrderedSendsWholePlanesToAnotherRankInPlace) {
+  // Split along z over two ranks: the dim-ordered z faces are whole padded planes, which MPI
+  // sends from the field and receives into it (kernel packing); faces mode's z faces cover the
+  // interior only, datatype packing sends every box as a datatype, and on one rank the faces
+  // are this rank's own (copied, no MPI).
+  for (const int np : {1, 2}) {
+    if (np > world_size()) continue;
+    CommHandle comm = first_ranks(np);
+    if (comm.get() == MPI_COMM_NULL) continue;
+    for (const ModeCase& mc : kModes) {
+      if (mc.mode == HaloMode::NeighborColl) continue;
+      Config c;
+      c.grid = {7, 6, 10};
+      c.ranks = {1, 1, np};
+      c.halo_width = 2;
+      c.halo_mode = mc.mode;
+      c.pack = mc.pack;
+      TimeStepper sim = make_stepper(c, comm.get());
+      const auto* p2p = dynamic_cast<const PointToPointHalo*>(&sim.halo());
+      ASSERT_NE(p2p, nullptr);
+      const bool want = np == 2 && mc.mode == HaloMode::DimOrdered && mc.pack == PackKind::Kernel;
+      EXPECT_EQ(p2p->messages_in_place(), want ? 2 : 0)
+          << to_string(mc.mode) << "/" << to_string(mc.pack) << " on " << np << " rank(s)";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace miniapp::test
