@@ -122,8 +122,7 @@ void halo_exchange(std::ostream& os, const Config& c, const HaloPlan& plan, cons
               "else copied from the field to its ghosts as the exchange starts (no MPI)";
       else if (m.peer == self)
         os << "; copied from the field to its ghosts (no buffer, no MPI)";
-      const bool in_place = kernel && m.peer != self && storage_run(m.send, shape).count > 0 &&
-                            storage_run(m.recv, shape).count > 0;
+      const bool in_place = kernel && sent_in_place(m, shape, self);
       if (in_place)
         os << "; one run of the field's storage (whole padded rows): MPI sends it from the field "
               "and receives it into the ghosts (no buffer)";

@@ -6,6 +6,7 @@
 # times, so the table ends with ours/PETSc ratios. Two processes because Debian's PETSc brings
 # Trilinos' own Kokkos, which cannot share a process with miniapp's.
 set -euo pipefail
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/env.sh"
 build=${1:?build dir}
 np=${2:-2}
 n=${3:-64}
@@ -15,11 +16,9 @@ widths=("$@")
 peer=$build/miniapp/miniapp_petsc_halo
 [ -x "$peer" ] || { echo "no $peer: configure with PETSc installed (petsc-dev)" >&2; exit 2; }
 mpi=(mpiexec -n "$np")
-[ "$np" -gt "$(nproc)" ] && mpi+=(--oversubscribe)
-# The rank grid miniapp would choose for an n^3 block per rank: ask it (first line of the table).
-dims=$("${mpi[@]}" "$build/miniapp/miniapp" bench halo --n 8 --widths 1 --modes faces --steps 1 \
-        --warmup 0 --reps 1 | sed -n 's/.*= \([0-9]*\) x \([0-9]*\) x \([0-9]*\),.*/\1 \2 \3/p')
-read -r px py pz <<< "$dims"
+[ "$np" -gt "$(getconf _NPROCESSORS_ONLN)" ] && mpi+=(--oversubscribe)
+# The rank grid miniapp would choose for an n^3 block per rank.
+read -r px py pz <<< "$(miniapp_rank_grid "${mpi[@]}" "$build/miniapp/miniapp")"
 petsc=()
 for h in "${widths[@]}"; do
   t=$("${mpi[@]}" "$peer" --grid $((n * px)) $((n * py)) $((n * pz)) --ranks "$px" "$py" "$pz" \

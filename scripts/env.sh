@@ -20,6 +20,14 @@ miniapp_build() {
   cmake --build "$MINIAPP_BUILD_DIR" -j "$JOBS"
 }
 
+# miniapp_rank_grid LAUNCH...: print "PX PY PZ", the rank grid miniapp chooses for the ranks
+# that LAUNCH (a launcher and the binary) starts, an equal block each: the first line of a
+# tiny `bench halo` names it.
+miniapp_rank_grid() {
+  "$@" bench halo --n 8 --widths 1 --modes faces --steps 1 --warmup 0 --reps 1 |
+    sed -n 's/.*= \([0-9]*\) x \([0-9]*\) x \([0-9]*\),.*/\1 \2 \3/p'
+}
+
 # miniapp_python: print the first of $MINIAPP_PYTHON, /usr/bin/python3 and python3 on PATH that
 # has numpy, h5py and matplotlib (the plotting scripts' modules); else print why and return 1.
 miniapp_python() {

@@ -57,10 +57,7 @@ launch() {
     OMP_NUM_THREADS=1 mpiexec -n "$cores" "${launcher_args[@]}" "$exe" "$@"
   fi
 }
-# The rank grid miniapp chooses for C ranks with an equal block each (first line of bench halo).
-dims=$(launch Cx1 bench halo --n 8 --widths 1 --modes faces --steps 1 --warmup 0 --reps 1 |
-         sed -n 's/.*= \([0-9]*\) x \([0-9]*\) x \([0-9]*\),.*/\1 \2 \3/p')
-read -r px py pz <<< "$dims"
+read -r px py pz <<< "$(miniapp_rank_grid launch Cx1)"
 [ -n "${pz:-}" ] || { echo "roofline_targets: could not read the rank grid for $cores ranks" >&2; exit 1; }
 
 run() {  # run TAG LAYOUT ARGS...: the log in $results/TAG.log

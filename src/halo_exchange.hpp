@@ -69,6 +69,10 @@ struct StorageRun {
 /// padded rows of whole planes (a z face of the dim-ordered plan, x and y ghosts included), or
 /// whole padded rows of one plane. Pure.
 StorageRun storage_run(const Box& b, const Field& shape);
+/// Whether kernel packing hands message m of rank `self` to MPI in place, from the field and
+/// into it: m goes to another rank and its sent and received boxes are each one run of the
+/// storage (the same length). The executor and --explain both ask this. Pure.
+bool sent_in_place(const HaloMessage& m, const Field& shape, int self);
 
 /// Accumulated cost of halo exchanges on this rank.
 struct HaloCounters {
@@ -221,9 +225,8 @@ class PointToPointHalo final : public HaloExchange {
   /// Whether message mi is an x face this rank sends itself (a periodic x over this rank alone).
   bool self_x_face(int mi) const;
   /// Whether message mi goes to another rank from the field's storage and arrives there, as
-  /// plain doubles: its sent and received boxes are each one run of the storage (kernel
-  /// packing; the run_ of each side).
-  bool in_place(int mi) const { return !in_place_.empty() && in_place_[std::size_t(mi)]; }
+  /// plain doubles (sent_in_place(), under kernel packing).
+  bool in_place(int mi) const { return in_place_[std::size_t(mi)]; }
   void run_table(Field& u, const PackTable& t, bool pack);
   /// Unpack table t into u, timed into counters_.unpack and unpack_by_phase[phase]; its seconds.
   double unpack(Field& u, const PackTable& t, int phase);
@@ -233,12 +236,10 @@ class PointToPointHalo final : public HaloExchange {
   /// and MPI never sees it: the unpack copies the sent box of the field into the received
   /// ghosts, one read and one write per value instead of two of each through a buffer.
   std::vector<int> sender_of_;
-  /// Kernel packing: per message, whether it is sent in place (in_place()), and the runs of
-  /// its sent and received boxes. Packing a box that is already one run into a buffer, and
-  /// unpacking it, would only copy it twice more: the z faces of the dim-ordered plan are
-  /// whole planes.
+  /// Per message, whether it is sent in place (in_place(); never under datatype packing).
+  /// Packing a box that is already one run into a buffer, and unpacking it, would only copy it
+  /// twice more: the z faces of the dim-ordered plan are whole planes.
   std::vector<char> in_place_;
-  std::vector<StorageRun> send_run_, recv_run_;
   std::int64_t in_place_bytes_ = 0;  ///< their bytes per exchange
 
   PackKind pack_;
