@@ -177,7 +177,11 @@ void deep_halo(std::ostream& os, const Config& c, const Neighborhood& nb, const 
     os << "  blocking     the " << h << " sub-steps of a round fused tile by tile: tile "
        << joined(tile, " x ") << (automatic ? " (automatic)" : "") << ", "
        << std::int64_t(count[0]) * count[1] * count[2] << " tile(s); each tile's cone grows by "
-       << h - 1 << " cell(s)\n";
+       << h - 1
+       << " cell(s),\n"
+          "               along y only upwards for a tile that continues a chain (tiles that "
+          "read a ghost\n"
+          "               run in chains along y, one thread each; src/README.md)\n";
   }
 }
 

@@ -23,7 +23,21 @@
 // so a tile never reads a ghost the exchange did not make valid. Every value a tile computes
 // is the value the plain loop computes for the same cell and sub-step (same expression, same
 // inputs), so the owned cells of v are bit-identical to the plain run. The price is
-// redundant work: neighbouring tiles recompute the overlap of their cones (counted exactly).
+// redundant work: neighbouring cones overlap (counted exactly).
+//
+// Chains take most of that overlap away along y. The tiles of one x and z range (a column)
+// run in order of y on one thread, and a tile after the first (continued) does not grow its
+// cone downwards: its sub-step s updates the rows of T shifted up by k-1-s,
+//
+//   R_s = [T.lo + (k-1-s), T.hi + (k-1-s)) along y (x and z as above),
+//
+// whose rows below T.lo + (k-1-s) its predecessor already computed. The two rows of level s-1
+// under R_s that level s reads are handed over: each tile copies the last 2 rows of each
+// level below the last, plane by plane, into the chain's hand-over store (2 rows per level
+// and plane, in the L3) and its successor copies them into its own ring before it reads them.
+// Only the chain's first tile grows its cone downwards, so a column cut into P chains does
+// about the redundant work of P tiles along y however many tiles it holds. P makes the chains
+// a multiple of the threads, so that each thread takes whole chains of equal length.
 //
 // Each cell of u is read from memory about once per round and each cell of v written once,
 // instead of k times each: where the sweep in cache runs faster than memory can feed it,
@@ -75,11 +89,23 @@ std::int64_t blocking_working_set(const Index3& t, int h);
 /// overlap of the tiles' dependency cones; not along z in 2D). Pure.
 double blocking_work(const Index3& t, int h, bool two_d);
 
+/// Chains each column of tiles (a range of x and z; `columns` of them) is cut into along y,
+/// `rows` long, for `threads` threads and rounds of up to h sub-steps: the fewest that make the
+/// chains a multiple of the threads, no more than leave 2h rows to each. Pure.
+int chain_parts(int columns, int threads, int rows, int h);
+
+/// blocking_work() of tile t in chains (see the header comment) on a block of n owned cells:
+/// the cone of a whole chain along y, and the hand-over of each tile after its first; where a
+/// tile in the middle of three or more along every dimension reads no ghost, the tiles stay
+/// unchained (TemporalBlocking) and this is blocking_work(t). Pure.
+double chained_work(const Index3& n, const Index3& t, int h, bool two_d, int threads);
+
 /// The automatic tile (owned cells per tile along x, y, z) for a block of n owned cells, rounds
 /// of up to h sub-steps, `threads` threads: among the tiles whose working set fits in `budget`
-/// bytes, the one with the least time per owned cell: its cone's redundant updates, a fixed
-/// cost of 64 cell updates per x-line (so lines stay whole), tiles cut short at the block's
-/// edge, and the threads left idle when the tile count is not a multiple of theirs. Pure.
+/// bytes, the one with the least time per owned cell: its chains' redundant updates and
+/// hand-overs (chained_work), a fixed cost of 64 cell updates per x-line (so lines stay whole),
+/// tiles cut short at the block's edge, and the threads left idle when the chain count is not a
+/// multiple of theirs. Pure.
 Index3 auto_tile(const Index3& n, int h, bool two_d, std::int64_t budget, int threads = 1);
 inline Index3 auto_tile(const Index3& n, int h, bool two_d) {
   return auto_tile(n, h, two_d, temporal_blocking_budget(h));
@@ -180,6 +206,8 @@ class TemporalBlocking {
   const std::vector<Box>& tiles() const { return tiles_; }
   /// Number of leading tiles of tiles() that read no ghost cell.
   int inner_tiles() const { return inner_; }
+  /// Whether tile t of tiles() continues the tile before it (chains: see the header comment).
+  bool continues(int t) const { return cont_[std::size_t(t)] != 0; }
   /// Owned cells per tile (before clipping at the block's edge).
   const Index3& tile() const { return tile_; }
   /// Cell updates of a round of k sub-steps beyond the k * (owned cells) the plain scheme needs
@@ -203,17 +231,19 @@ class TemporalBlocking {
   };
   /// The k sub-steps of tile T as a wavefront in z (see run_tile in the .cpp), `ring` this
   /// thread's scratch, `first_mode` how the first sub-step reads u, `last_mode` how the last
-  /// writes v, `wrap` whether it stores v's x ghosts too (run).
+  /// writes v, `wrap` whether it stores v's x ghosts too (run); `cont` whether it continues
+  /// the tile before it in its chain, `handover` the chain's hand-over store (null: none).
   void run_tile(const Box& T, int k, const Window& in_u, const Window& out_v, double* ring,
-                LineMode first_mode, LineMode last_mode, bool wrap) const;
+                LineMode first_mode, LineMode last_mode, bool wrap, bool cont,
+                double* handover) const;
 
   /// Scratch box of tile T for a round of k sub-steps: T grown by k (not along z in 2D),
   /// clipped to the padded block.
   Box scratch_box(const Box& T, int k) const;
   /// Doubles from one row of a ring plane of scratch box S to the next.
   static std::int64_t ring_pitch(const Box& S);
-  /// R_s of the header comment.
-  Box update_box(const Box& T, int k, int s) const;
+  /// R_s of the header comment; `cont` for a tile that continues its chain.
+  Box update_box(const Box& T, int k, int s, bool cont) const;
 
   Box padded_;
   Index3 tile_{};
@@ -225,7 +255,11 @@ class TemporalBlocking {
   int h_ = 1;
   Index3 n_{};
   std::vector<Box> tiles_;
+  std::vector<char> cont_;  ///< per tile: it continues the tile before it (its chain)
+  std::vector<int> chain_;  ///< per tile: its chain
   int inner_ = 0;
+  std::int64_t handover_capacity_ = 0;      ///< doubles of one chain's hand-over store
+  Kokkos::View<double*, Memory> handover_;  ///< every chain's, where a tile continues one
   std::vector<std::int64_t> redundant_;
   std::int64_t capacity_ = 0;  ///< scratch doubles per thread
   Kokkos::View<double*, Memory> scratch_;

@@ -96,8 +96,10 @@ TEST(TemporalBlocking, TwoDimensionalProblemsAreBitIdentical) {
 }
 
 TEST(TemporalBlocking, CountsTheRedundantUpdatesOfOverlappingCones) {
-  // 1 rank, periodic, 8^3 cells in 8 tiles of 4^3, H = 2: sub-step 0 of each tile updates its
-  // 6^3 cone, sub-step 1 the tile. Redundant: 8 * 6^3 + 512 - 2 * 512.
+  // 1 rank, periodic, 8^3 cells in 8 tiles of 4^3, H = 2: sub-step 0 of a tile that starts its
+  // chain updates its 6^3 cone, of a tile that continues one 6 x 4 x 6 (its cone shifted up by
+  // a row: its predecessor did the row below), and sub-step 1 the tile. The 4 columns of 2
+  // tiles make one chain each where the threads divide 4 (1, 2, 4); else 2 (unchained).
   Config c;
   c.grid = {8, 8, 8};
   c.ranks = {1, 1, 1};
@@ -107,12 +109,48 @@ TEST(TemporalBlocking, CountsTheRedundantUpdatesOfOverlappingCones) {
   CommHandle comm = first_ranks(1);
   if (comm.get() == MPI_COMM_NULL) return;
   TimeStepper sim = make_stepper(c, comm.get());
-  ASSERT_NE(sim.blocking(), nullptr);
-  EXPECT_EQ(sim.blocking()->tiles().size(), 8u);
-  EXPECT_EQ(sim.blocking()->inner_tiles(), 0);  // every cone reaches a ghost
+  const TemporalBlocking* tb = sim.blocking();
+  ASSERT_NE(tb, nullptr);
+  EXPECT_EQ(tb->tiles().size(), 8u);
+  EXPECT_EQ(tb->inner_tiles(), 0);  // every cone reaches a ghost
+  int continued = 0;
+  for (int t = 0; t < 8; ++t) continued += tb->continues(t);
+  EXPECT_EQ(continued, chain_parts(4, Exec().concurrency(), 8, 2) == 1 ? 4 : 0);
   sim.run(2);
-  EXPECT_EQ(sim.times().redundant, 8 * 216 + 512 - 2 * 512);
+  EXPECT_EQ(sim.times().redundant,
+            (8 - continued) * 216 + continued * 144 + 512 - 2 * std::int64_t(512));
   EXPECT_EQ(sim.halo().counters().exchanges, 1);
+}
+
+TEST(TemporalBlocking, ChainsCutTheConesOverlapAlongYAndStayBitIdentical) {
+  // Tiles spanning x and z (no tile reads no ghost) chain along y: 40 rows in tiles of 8 at
+  // H = 4 are one chain of 5 tiles per part, and only each part's first tile grows its cone
+  // downwards. Level s of a continued tile updates 8 rows instead of 8 + 2 (3 - s).
+  const Box owned{{0, 0, 0}, {12, 40, 10}};
+  Field u("u", owned, 4);
+  std::vector<Box> regions;
+  regions.reserve(4);
+  for (int s = 0; s < 4; ++s) regions.push_back(u.padded().grown(-(s + 1)));
+  const TemporalBlocking tb(u, {12, 8, 10}, regions, {}, 7, {0.1, 0.1, 0.1}, false);
+  const int parts = chain_parts(1, Exec().concurrency(), 40, 4);
+  ASSERT_GE(int(tb.tiles().size()), 2 * parts);  // 5 tiles in one chain, 2 in each of 2, ...
+  int continued = 0;
+  for (int t = 0; t < int(tb.tiles().size()); ++t) continued += tb.continues(t);
+  EXPECT_EQ(continued, int(tb.tiles().size()) - parts);
+  // Per continued tile, sub-steps 0..2 save 2 (3 - s) rows of (12 + 2 (3 - s)) x (10 + 2 (3 - s)).
+  std::int64_t saved = 0;
+  for (int g = 1; g <= 3; ++g) saved += std::int64_t(2) * g * (12 + 2 * g) * (10 + 2 * g);
+  std::int64_t cones = 0;  // the same tiles, every one a cone
+  for (const Box& T : tb.tiles())
+    for (int g = 0; g <= 3; ++g) cones += T.grown(g).count();
+  EXPECT_EQ(tb.redundant(4), cones - continued * saved - 4 * owned.count());
+  // Bit for bit: every boundary kind and stencil, chained tiles of 8 and of 6 rows (two z
+  // columns), 1 and 2 ranks along y and x.
+  const int n =
+      sweep({12, 40, 10}, {{1, 1, 1}, {1, 2, 1}, {2, 1, 1}}, {2, 4}, {{12, 8, 10}, {12, 6, 5}}, 9);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) EXPECT_GE(n, 80);
 }
 
 TEST(TemporalBlocking, InnerTilesReadNoGhost) {
