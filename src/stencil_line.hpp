@@ -102,22 +102,23 @@ KOKKOS_INLINE_FUNCTION void line7_portable(const double* __restrict c, double* _
                         ax, ay, az);
 }
 
-/// One x-line of the 7-point update.
+/// One x-line of the 7-point update; `ahead`: lines to request on the side (FetchAhead).
 KOKKOS_INLINE_FUNCTION void line7(const double* __restrict c, double* __restrict out, int n,
                                   std::int64_t sy, std::int64_t below, std::int64_t above,
-                                  double ax, double ay, double az,
-                                  LineMode mode = LineMode::Cached) {
+                                  double ax, double ay, double az, LineMode mode = LineMode::Cached,
+                                  FetchAhead* ahead = nullptr) {
 #if defined(MINIAPP_HAVE_SIMD_LINES)
   if (n < kShortLine)
     line7_portable(c, out, n, sy, below, above, ax, ay, az);
   else if (mode == LineMode::Stream)
-    simd::line7<true, true>(c, out, n, sy, below, above, ax, ay, az);
+    simd::line7<true, true>(c, out, n, sy, below, above, ax, ay, az, ahead);
   else if (mode == LineMode::Prefetch)
-    simd::line7<false, true>(c, out, n, sy, below, above, ax, ay, az);
+    simd::line7<false, true>(c, out, n, sy, below, above, ax, ay, az, ahead);
   else
-    simd::line7<false, false>(c, out, n, sy, below, above, ax, ay, az);
+    simd::line7<false, false>(c, out, n, sy, below, above, ax, ay, az, ahead);
 #else
   (void)mode;
+  (void)ahead;
   line7_portable(c, out, n, sy, below, above, ax, ay, az);
 #endif
 }
@@ -159,16 +160,17 @@ KOKKOS_INLINE_FUNCTION void line27(const double* __restrict c, double* __restric
 }
 
 /// One x-line of the `points`-point update (7 or 27), planes below and above at c - below and
-/// c + above.
+/// c + above; `ahead` (7-point only): lines to request on the side.
 KOKKOS_INLINE_FUNCTION void stencil_line_planes(int points, const double* __restrict c,
                                                 double* __restrict out, int n, std::int64_t sy,
                                                 std::int64_t below, std::int64_t above, double ax,
                                                 double ay, double az,
-                                                LineMode mode = LineMode::Cached) {
+                                                LineMode mode = LineMode::Cached,
+                                                FetchAhead* ahead = nullptr) {
   if (points == 27)
     line27(c, out, n, sy, below, above, ax, ay, az, mode);
   else
-    line7(c, out, n, sy, below, above, ax, ay, az, mode);
+    line7(c, out, n, sy, below, above, ax, ay, az, mode, ahead);
 }
 
 /// `rows` consecutive x-lines of the `points`-point update of one plane: row j at c + j sy and
@@ -177,9 +179,11 @@ KOKKOS_INLINE_FUNCTION void stencil_line_planes(int points, const double* __rest
 /// grows to the longest line it has seen, first touched by its thread; LineMode::Stream:
 /// non-temporal stores, not fenced, where each output row starts a 64-byte line, else ordinary
 /// ones with the same fetch, LineMode::Prefetch); every other case runs line by line.
+/// `ahead` (the 7-point lines only): lines to request on the side (FetchAhead).
 inline void stencil_rows(int points, const double* c, double* out, int n, int rows, std::int64_t sy,
                          std::int64_t below, std::int64_t above, std::int64_t out_sy, double ax,
-                         double ay, double az, LineMode mode = LineMode::Cached) {
+                         double ay, double az, LineMode mode = LineMode::Cached,
+                         FetchAhead* ahead = nullptr) {
 #if defined(MINIAPP_HAVE_SIMD_LINES)
   if (points == 27 && n >= kShortLine && rows > 1) {
     // rows27 streams whole vectors with aligned stores: only rows that start a line can.
@@ -205,8 +209,8 @@ inline void stencil_rows(int points, const double* c, double* out, int n, int ro
   }
 #endif
   for (int j = 0; j < rows; ++j)
-    stencil_line_planes(points, c + j * sy, out + j * out_sy, n, sy, below, above, ax, ay, az,
-                        mode);
+    stencil_line_planes(points, c + j * sy, out + j * out_sy, n, sy, below, above, ax, ay, az, mode,
+                        ahead);
 }
 
 /// The x ghosts of the 7-point line just computed at out from c, where x is periodic over one

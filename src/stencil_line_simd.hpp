@@ -15,11 +15,37 @@
 //   neighbouring cells and lines (rows27).
 #pragma once
 
-#include "simd.hpp"
-
-#if defined(MINIAPP_HAVE_SIMD_LINES)
 #include <cstdint>
 
+#include "simd.hpp"
+
+namespace miniapp {
+
+/// Lines of another array a kernel requests into the L2 while it computes from cache, one
+/// 64-byte line per vector it computes: `rows` rows of `lines` lines each, from `row` on, `sy`
+/// doubles apart. A blocked round's later sub-steps fetch this way the plane of u its first
+/// sub-step reads next (temporal_blocking.cpp). The vector 7-point line kernel takes it; the
+/// portable loops and the 27-point kernels do without.
+struct FetchAhead {
+  const double* row = nullptr;
+  std::int64_t sy = 0;
+  int rows = 0, lines = 0, line = 0;
+
+  /// Request the next line, if any is left.
+  void one() {
+    if (rows <= 0) return;
+    __builtin_prefetch(row + std::int64_t(8) * line, 0, 2);
+    if (++line == lines) {
+      line = 0;
+      row += sy;
+      --rows;
+    }
+  }
+};
+
+}  // namespace miniapp
+
+#if defined(MINIAPP_HAVE_SIMD_LINES)
 namespace miniapp {
 namespace simd {
 
@@ -72,10 +98,11 @@ inline V update7_masked(Mask m, const double* c, std::int64_t sy, std::int64_t s
 /// One x-line of the 7-point update. Stream: non-temporal stores for the whole lines of out
 /// (needs out and c equally aligned, else ordinary stores), not fenced (publish_streamed).
 /// Prefetch: fetch each vector's line of the leading plane two rows ahead into the L2 and one
-/// row ahead into the L1.
+/// row ahead into the L1. `ahead` (may be null): one of its lines requested per vector.
 template <bool Stream, bool Prefetch>
 inline void line7(const double* __restrict c, double* __restrict out, int n, std::int64_t sy,
-                  std::int64_t szb, std::int64_t sza, double ax_, double ay_, double az_) {
+                  std::int64_t szb, std::int64_t sza, double ax_, double ay_, double az_,
+                  FetchAhead* ahead = nullptr) {
   const V ax = set1(ax_), ay = set1(ay_), az = set1(az_);
   const V two = opaque_two();
   const auto edge = [&](int i, int count) {
@@ -114,6 +141,7 @@ inline void line7(const double* __restrict c, double* __restrict out, int n, std
         fetch_line<_MM_HINT_T1>(p + sza + 2 * sy);
         fetch_line<_MM_HINT_T0>(p + sza + sy);
       }
+      if (ahead != nullptr) ahead->one();
       const V next =
           i + 2 * W <= n + 1 ? loadu(p + W) : load_lanes(first_lanes(n - i - W + 1), p + W);
       const V w = kShiftBeatsLoads ? shift_in_low(cur, prev) : loadu(p - 1);

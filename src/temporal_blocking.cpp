@@ -37,6 +37,15 @@ void fetch_lines_l2(const double* p, std::int64_t count) {
   for (std::int64_t i = 0; i < count; i += 8) __builtin_prefetch(p + i, 0, 2);
 }
 
+/// Tile costs this close to the least count as equal, and the smaller hand-over store wins: the
+/// model ties chains cut along y with columns cut along z (256 x 16 x 256 in two chains of 128
+/// rows, or 256 x 16 x 128 in one chain per half) within 0.3-0.7 %, and the halves, whose store is
+/// half as big, ran faster (quarters along z cost the model over a per cent more: untested).
+/// Measured on AMD Zen 5, 256^3, two threads, in one process: H = 4 256x20x128 0.95-0.98 of
+/// 256x20x256 in each of five rounds; 256x16x128 15.5 and 15.9 ms against 16.3 and 17.1 for
+/// 256x16x256, H = 5 21.8-24.4 against 23.1-23.5.
+constexpr double kTileCostTie = 0.01;
+
 /// Tiles per chain of `rows` rows: as many as tiles of `ty` rows need, fewer where a tile would
 /// have under 2h rows (a chained tile's lowest levels start 2(h-1) rows above its first row).
 int chain_tiles(int rows, int ty, int h) {
@@ -49,6 +58,11 @@ int chain_tiles(int rows, int ty, int h) {
 
 std::int64_t blocking_working_set(const Index3& t, int h) {
   return std::int64_t(3) * h * (t[0] + 2 * h) * std::int64_t(t[1] + 2 * h) *
+         std::int64_t(sizeof(double));
+}
+
+std::int64_t chained_working_set(const Index3& t, int h) {
+  return std::int64_t(3 * h + 1) * (t[0] + 2 * h) * std::int64_t(t[1] + 2) *
          std::int64_t(sizeof(double));
 }
 
@@ -115,32 +129,36 @@ Index3 auto_tile(const Index3& n, int h, bool two_d, std::int64_t budget, int th
   std::vector<int> zs{n[2]};
   for (int tz = n[2] / 2; !two_d && tz >= 16; tz /= 2) zs.push_back(tz);
   const int workers = std::max(1, threads);
-  Index3 best = n;
-  double best_cost = -1, best_handover = 0;
+  struct Priced {
+    Index3 t;
+    double cost, handover;
+  };
+  std::vector<Priced> priced;
   for (int tx : candidates(n[0], 8, true))
     for (int ty : candidates(n[1], 4, false))
       for (int tz : zs) {
         const Index3 t{tx, ty, tz};
-        if (blocking_working_set(t, h) > budget && best_cost >= 0) continue;
         const TileLayout l = layout_of(n, t, h, two_d, workers);
+        const bool fits = l.handover > 0 ? chained_working_set(t, h) <= kChainedTileBudget
+                                         : blocking_working_set(t, h) <= budget;
+        if (!fits && !priced.empty()) continue;  // the first candidate stands in for none
         // The share of the threads' time busy when each takes whole chains (or tiles).
         const std::int64_t rounds = (l.units + workers - 1) / workers;
         const double busy = double(l.units) / (double(rounds) * workers);
-        const double cost = l.work * (1.0 + kLineCost / t[0]) / (l.filled * busy);
-        // Least time per owned cell; among equals the smaller hand-over store (chains cut
-        // along z rather than y: on AMD Zen 5, 256^3, two threads, H = 4, 256x20x128 rounds
-        // took 0.95-1.02 of 256x20x256's, median 0.97 of five alternating runs, where the
-        // model ties), then the biggest tile (fewer, longer loops).
-        const bool tie = cost < best_cost + 1e-12;
-        if (best_cost < 0 || cost < best_cost - 1e-12 ||
-            (tie && l.handover < best_handover - 0.5) ||
-            (tie && l.handover < best_handover + 0.5 && volume_of(t) > volume_of(best))) {
-          best = t;
-          best_cost = cost;
-          best_handover = l.handover;
-        }
+        priced.push_back({t, l.work * (1.0 + kLineCost / t[0]) / (l.filled * busy), l.handover});
       }
-  return best;
+  // Least time per owned cell, within kTileCostTie of the least; among those the smaller
+  // hand-over store, then the biggest tile (fewer, longer loops).
+  double least = priced.front().cost;
+  for (const Priced& p : priced) least = std::min(least, p.cost);
+  const Priced* best = nullptr;
+  for (const Priced& p : priced) {
+    if (p.cost > least * (1 + kTileCostTie)) continue;
+    if (best == nullptr || p.handover < best->handover - 0.5 ||
+        (p.handover < best->handover + 0.5 && volume_of(p.t) > volume_of(best->t)))
+      best = &p;
+  }
+  return best->t;
 }
 
 namespace {
@@ -493,9 +511,31 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
     t_first = s == 0 ? R.lo[2] : std::min(t_first, R.lo[2] + s);
     t_last = std::max(t_last, R.hi[2] + s);
   }
+  // From memory, the first sub-step reads each plane of u from memory as it comes to it, and
+  // the memory stands idle while the later sub-steps compute in cache: the time of those reads
+  // added to the round's (a round of H = 4 on 256^3, two threads, AMD Zen 5: 17.9-18.7 ms, and
+  // 14.2-16.1 with the first sub-step reading three fixed planes of u instead, four rounds).
+  // So the later sub-steps request, one 64-byte line per vector they compute, the plane of u
+  // the first reads next as its leading plane (z + 2 at step z), into the L2. The same rounds,
+  // alternating with and without, four pairs: H = 4 16.1-17.1 against 18.8-19.4 ms, H = 2
+  // 8.5-9.5 against 10.7-12.0. Two planes ahead was slower (H = 4 16.5-17.6), and the first
+  // sub-step without its own fetch as well (17.8-22.1).
+  const bool fetch_u = first_mode == LineMode::Prefetch && points_ == 7 && k > 1 && !two_d_;
+  const Box R0 = update_box(T, k, 0, cont);
+  FetchAhead ahead;
   const auto& a = a_;
   for (int t = t_first; t <= t_last; ++t)
     for (int s = 0; s < k; ++s) {
+      if (fetch_u && s == 1) {
+        // The rows and x-lines of u (R_0 grown by 1) the first sub-step reads at step t + 1.
+        ahead = FetchAhead{};
+        if (t + 2 <= R0.hi[2]) {
+          ahead.row = in_u.p + in_u.at(R0.lo[0] - 1, R0.lo[1] - 1, t + 2);
+          ahead.sy = in_u.sy;
+          ahead.rows = R0.extent(1) + 2;
+          ahead.lines = (R0.extent(0) + 2 + 7) / 8 + 1;  // + 1: the row need not start a line
+        }
+      }
       const int z = t - s;
       const Box R = update_box(T, k, s, cont);
       if (z >= R.lo[2] && z < R.hi[2]) {
@@ -518,7 +558,8 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
                      a.ay, a.az,
                      streamed ? last_mode
                      : s == 0 ? first_mode
-                              : LineMode::Cached);
+                              : LineMode::Cached,
+                     fetch_u && s > 0 ? &ahead : nullptr);
         if (s == k - 1 && wrap) {
           // The tile's rows of v, across the block along x: its first row's line before it
           // holds the row of another tile (or a y ghost row), and its last row's east ghosts

@@ -76,6 +76,14 @@ constexpr std::int64_t kTemporalBlockingBudget = std::int64_t(768) * 1024;
 /// (256x44); 4 MiB was no better than 3.
 constexpr std::int64_t kDeepTemporalBlockingBudget = std::int64_t(3) * 1024 * 1024;
 
+/// The working-set budget per thread for tiles in chains (chained_working_set), at every H: half
+/// a 1 MiB L2. A chained tile's rings hold only its rows and the two handed over, so its cone
+/// no longer grows with H and small tiles pay at every H. Measured on AMD Zen 5, 256^3, two
+/// threads, chains along y of 256 x ty x 128 tiles, three rounds, ms per round: H = 2 7.7-8.1
+/// at ty = 28-36 (the budget: 32), 8.2-8.6 at 56; H = 4 15.0-15.9 at 12-20 (16), 15.6-16.3 at
+/// 28, 16.4-17.1 at 36; H = 6 25.1-26.6 at 12-16 (12), 26.8-27.3 at 20, 28.8-32.0 at 28-36.
+constexpr std::int64_t kChainedTileBudget = std::int64_t(512) * 1024;
+
 /// The working-set budget per thread for rounds of up to h sub-steps.
 constexpr std::int64_t temporal_blocking_budget(int h) {
   return h <= 4 ? kTemporalBlockingBudget : kDeepTemporalBlockingBudget;
@@ -88,6 +96,11 @@ std::int64_t blocking_working_set(const Index3& t, int h);
 /// Cell updates of rounds of h sub-steps on tile t per owned cell and sub-step (>= 1: the
 /// overlap of the tiles' dependency cones; not along z in 2D). Pure.
 double blocking_work(const Index3& t, int h, bool two_d);
+
+/// Bytes a thread keeps in cache for a tile t in chains in rounds of h sub-steps: 3 planes of
+/// its rows and the 2 handed over (grown by h along x) per sub-step, and the plane of u the
+/// later sub-steps fetch ahead. Pure.
+std::int64_t chained_working_set(const Index3& t, int h);
 
 /// Chains each column of tiles (a range of x and z; `columns` of them) is cut into along y,
 /// `rows` long, for `threads` threads and rounds of up to h sub-steps: the fewest that make the
@@ -102,7 +115,8 @@ double chained_work(const Index3& n, const Index3& t, int h, bool two_d, int thr
 
 /// The automatic tile (owned cells per tile along x, y, z) for a block of n owned cells, rounds
 /// of up to h sub-steps, `threads` threads: among the tiles whose working set fits in `budget`
-/// bytes, the one with the least time per owned cell: its chains' redundant updates and
+/// bytes (tiles in chains: chained_working_set within kChainedTileBudget), the one with the
+/// least time per owned cell: its chains' redundant updates and
 /// hand-overs (chained_work), a fixed cost of 64 cell updates per x-line (so lines stay whole),
 /// tiles cut short at the block's edge, and the threads left idle when the chain count is not a
 /// multiple of theirs. Pure.

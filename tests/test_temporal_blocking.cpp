@@ -174,6 +174,13 @@ TEST(TemporalBlocking, AutomaticTileFitsTheBudgetAndKeepsLinesLong) {
       EXPECT_EQ(blocking_working_set(t, h),
                 std::int64_t(8) * 3 * h * (t[0] + 2 * h) * (t[1] + 2 * h));
       EXPECT_LE(blocking_working_set(t, h), temporal_blocking_budget(h)) << "H=" << h;
+      // The tiles span x, so none reads no ghost: they run in chains, whose rings hold the
+      // tile's rows and the two handed over, and those fit half the L2 at every H.
+      if (h > 1) {
+        EXPECT_EQ(chained_working_set(t, h),
+                  std::int64_t(8) * (3 * h + 1) * (t[0] + 2 * h) * (t[1] + 2));
+        EXPECT_LE(chained_working_set(t, h), kChainedTileBudget) << "H=" << h;
+      }
       EXPECT_GE(t[0], 32) << "H=" << h;
       const int tiles = (256 / t[0]) * ((256 + t[1] - 1) / t[1]) * ((256 + t[2] - 1) / t[2]);
       EXPECT_GE(tiles, threads) << "H=" << h;  // every thread gets a tile
