@@ -102,7 +102,8 @@ KOKKOS_INLINE_FUNCTION void line7_portable(const double* __restrict c, double* _
                         ax, ay, az);
 }
 
-/// One x-line of the 7-point update; `ahead`: lines to request on the side (FetchAhead).
+/// One x-line of the 7-point update; `ahead`: lines to request on the side (FetchAhead; the
+/// lines that fetch their own leading plane, LineMode::Prefetch, leave it).
 KOKKOS_INLINE_FUNCTION void line7(const double* __restrict c, double* __restrict out, int n,
                                   std::int64_t sy, std::int64_t below, std::int64_t above,
                                   double ax, double ay, double az, LineMode mode = LineMode::Cached,
@@ -111,11 +112,13 @@ KOKKOS_INLINE_FUNCTION void line7(const double* __restrict c, double* __restrict
   if (n < kShortLine)
     line7_portable(c, out, n, sy, below, above, ax, ay, az);
   else if (mode == LineMode::Stream)
-    simd::line7<true, true>(c, out, n, sy, below, above, ax, ay, az, ahead);
+    ahead ? simd::line7<true, true, true>(c, out, n, sy, below, above, ax, ay, az, ahead)
+          : simd::line7<true, true>(c, out, n, sy, below, above, ax, ay, az);
   else if (mode == LineMode::Prefetch)
-    simd::line7<false, true>(c, out, n, sy, below, above, ax, ay, az, ahead);
+    simd::line7<false, true>(c, out, n, sy, below, above, ax, ay, az);
   else
-    simd::line7<false, false>(c, out, n, sy, below, above, ax, ay, az, ahead);
+    ahead ? simd::line7<false, false, true>(c, out, n, sy, below, above, ax, ay, az, ahead)
+          : simd::line7<false, false>(c, out, n, sy, below, above, ax, ay, az);
 #else
   (void)mode;
   (void)ahead;

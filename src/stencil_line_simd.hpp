@@ -98,8 +98,9 @@ inline V update7_masked(Mask m, const double* c, std::int64_t sy, std::int64_t s
 /// One x-line of the 7-point update. Stream: non-temporal stores for the whole lines of out
 /// (needs out and c equally aligned, else ordinary stores), not fenced (publish_streamed).
 /// Prefetch: fetch each vector's line of the leading plane two rows ahead into the L2 and one
-/// row ahead into the L1. `ahead` (may be null): one of its lines requested per vector.
-template <bool Stream, bool Prefetch>
+/// row ahead into the L1. Ahead: one line of `ahead` requested per vector (a template
+/// parameter, so that the other sweeps' loops carry no test for it).
+template <bool Stream, bool Prefetch, bool Ahead = false>
 inline void line7(const double* __restrict c, double* __restrict out, int n, std::int64_t sy,
                   std::int64_t szb, std::int64_t sza, double ax_, double ay_, double az_,
                   FetchAhead* ahead = nullptr) {
@@ -141,7 +142,7 @@ inline void line7(const double* __restrict c, double* __restrict out, int n, std
         fetch_line<_MM_HINT_T1>(p + sza + 2 * sy);
         fetch_line<_MM_HINT_T0>(p + sza + sy);
       }
-      if (ahead != nullptr) ahead->one();
+      if (Ahead) ahead->one();
       const V next =
           i + 2 * W <= n + 1 ? loadu(p + W) : load_lanes(first_lanes(n - i - W + 1), p + W);
       const V w = kShiftBeatsLoads ? shift_in_low(cur, prev) : loadu(p - 1);
