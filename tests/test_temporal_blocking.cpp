@@ -95,6 +95,15 @@ TEST(TemporalBlocking, TwoDimensionalProblemsAreBitIdentical) {
   if (rank == 0) EXPECT_GE(n, 60);
 }
 
+/// The plain loop's update regions of rounds of h sub-steps on one rank, periodic: sub-step s
+/// updates the padded block less s + 1 layers.
+std::vector<Box> periodic_regions(const Field& u, int h) {
+  std::vector<Box> regions;
+  regions.reserve(std::size_t(h));
+  for (int s = 0; s < h; ++s) regions.push_back(u.padded().grown(-(s + 1)));
+  return regions;
+}
+
 TEST(TemporalBlocking, CountsTheRedundantUpdatesOfOverlappingCones) {
   // 1 rank, periodic, 8^3 cells in 8 tiles of 4^3, H = 2: sub-step 0 of a tile that starts its
   // chain updates its 6^3 cone, of a tile that continues one 6 x 4 x 6 (its cone shifted up by
@@ -128,9 +137,7 @@ TEST(TemporalBlocking, ChainsCutTheConesOverlapAlongYAndStayBitIdentical) {
   // downwards. Level s of a continued tile updates 8 rows instead of 8 + 2 (3 - s).
   const Box owned{{0, 0, 0}, {12, 40, 10}};
   Field u("u", owned, 4);
-  std::vector<Box> regions;
-  regions.reserve(4);
-  for (int s = 0; s < 4; ++s) regions.push_back(u.padded().grown(-(s + 1)));
+  const std::vector<Box> regions = periodic_regions(u, 4);
   const TemporalBlocking tb(u, {12, 8, 10}, regions, {}, 7, {0.1, 0.1, 0.1}, false);
   const int parts = chain_parts(1, Exec().concurrency(), 40, 4);
   ASSERT_GE(int(tb.tiles().size()), 2 * parts);  // 5 tiles in one chain, 2 in each of 2, ...
@@ -157,9 +164,7 @@ TEST(TemporalBlocking, InnerTilesReadNoGhost) {
   // 24^3 in tiles of 8^3, H = 4: only the centre tile's cone (grown by 4) stays inside.
   const Box owned{{0, 0, 0}, {24, 24, 24}};
   Field u("u", owned, 4);
-  std::vector<Box> regions;
-  regions.reserve(4);
-  for (int s = 0; s < 4; ++s) regions.push_back(u.padded().grown(-(s + 1)));
+  const std::vector<Box> regions = periodic_regions(u, 4);
   const TemporalBlocking tb(u, {8, 8, 8}, regions, {}, 7, {0.1, 0.1, 0.1}, false);
   ASSERT_EQ(tb.tiles().size(), 27u);
   ASSERT_EQ(tb.inner_tiles(), 1);
