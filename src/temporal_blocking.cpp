@@ -47,7 +47,8 @@ void fetch_lines_l2(const double* p, std::int64_t count) {
 constexpr double kTileCostTie = 0.01;
 
 /// Tiles per chain of `rows` rows: as many as tiles of `ty` rows need, fewer where a tile would
-/// have under 2h rows (a chained tile's lowest levels start 2(h-1) rows above its first row).
+/// have under 2h rows (a continued tile's lower sub-steps start up to h-1 rows above its first
+/// row, and at a physical edge its rows must hold the mirror's sources).
 int chain_tiles(int rows, int ty, int h) {
   int m = std::max(1, (rows + ty - 1) / std::max(1, ty));
   while (m > 1 && rows / m < 2 * h) --m;

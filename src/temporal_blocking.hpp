@@ -37,7 +37,8 @@
 // and plane, in the L3) and its successor copies them into its own ring before it reads them.
 // Only the chain's first tile grows its cone downwards, so a column cut into P chains does
 // about the redundant work of P tiles along y however many tiles it holds. P makes the chains
-// a multiple of the threads, so that each thread takes whole chains of equal length.
+// a multiple of the threads where the rows allow (at least 2H rows a chain), so that each
+// thread takes whole chains of equal length (to a row).
 //
 // Each cell of u is read from memory about once per round and each cell of v written once,
 // instead of k times each: where the sweep in cache runs faster than memory can feed it,
@@ -82,6 +83,8 @@ constexpr std::int64_t kDeepTemporalBlockingBudget = std::int64_t(3) * 1024 * 10
 /// threads, chains along y of 256 x ty x 128 tiles, three rounds, ms per round: H = 2 7.7-8.1
 /// at ty = 28-36 (the budget: 32), 8.2-8.6 at 56; H = 4 15.0-15.9 at 12-20 (16), 15.6-16.3 at
 /// 28, 16.4-17.1 at 36; H = 6 25.1-26.6 at 12-16 (12), 26.8-27.3 at 20, 28.8-32.0 at 28-36.
+/// The fit is judged on the tile asked for: where chain_tiles() merges tiles shorter than 2H
+/// rows (H = 7 and 8 at 256^3) the tiles run taller than the budget assumes.
 constexpr std::int64_t kChainedTileBudget = std::int64_t(512) * 1024;
 
 /// The working-set budget per thread for rounds of up to h sub-steps.
@@ -136,7 +139,8 @@ struct BlockingModelInputs {
   double plain_rate = 0;         ///< measured rate of the plain H = 1 sweep (0: from the model)
   double exchange_latency = 0;   ///< seconds of one exchange that do not grow with its bytes
   double exchange_transfer = 0;  ///< seconds of one width-1 exchange that grow with its bytes
-  std::int64_t budget = 0;       ///< working-set bytes per thread; 0: temporal_blocking_budget(H)
+  std::int64_t budget = 0;       ///< unchained tiles' working-set bytes per thread; 0:
+                                 ///< temporal_blocking_budget(H) (chained: kChainedTileBudget)
 };
 
 /// What choose_blocking() picked and why.
@@ -152,7 +156,7 @@ struct BlockingChoice {
 /// costs the time of its memory traffic plus the time of its arithmetic (the two did not
 /// overlap where measured), so per owned cell and sub-step
 ///   plain      1 / plain_rate  (or 1 / memory_rate + 1 / cache_rate)
-///   blocked H  1 / (H memory_rate) + blocking_work(tile, H) (1 + 64 / tile_x) / cache_rate
+///   blocked H  1 / (H memory_rate) + chained_work(n, tile, H) (1 + 64 / tile_x) / cache_rate
 /// plus, per sub-step, (exchange_latency + exchange_transfer * shell(H) / shell(1)) / (H cells),
 /// shell(H) the ghost cells of width H: the deep halo's rarer, bigger messages.
 /// Never returns a setting predicted slower than H = 1 plain (ties go to plain). Pure.
@@ -200,7 +204,9 @@ class TemporalBlocking {
                    BoundaryRule boundary, int points, const Coefficients& a, bool two_d);
 
   /// Run k sub-steps (1 <= k <= H) of the tiles [first, last) of tiles(): u holds the field
-  /// after the exchange, v receives the owned cells of those tiles after k sub-steps.
+  /// after the exchange, v receives the owned cells of those tiles after k sub-steps. A range
+  /// that starts inside a chain needs the tiles before it in that chain run first, in the same
+  /// round (their hand-over).
   /// `stores`: how the last sub-step writes v where the fields come from memory
   /// (sweep_streams_from_memory): streaming stores unless SweepStores::Ordinary, as a plain
   /// sweep's. `x_ghosts`: XGhosts::Wrap where x is periodic over this rank alone asks the last
@@ -222,7 +228,8 @@ class TemporalBlocking {
   int inner_tiles() const { return inner_; }
   /// Whether tile t of tiles() continues the tile before it (chains: see the header comment).
   bool continues(int t) const { return cont_[std::size_t(t)] != 0; }
-  /// Owned cells per tile (before clipping at the block's edge).
+  /// Owned cells per tile as asked for (before clipping at the block's edge; chained tiles cut
+  /// each part of a column evenly into about this many rows, at least 2H).
   const Index3& tile() const { return tile_; }
   /// Cell updates of a round of k sub-steps beyond the k * (owned cells) the plain scheme needs
   /// on one domain: overlap of the tiles' cones plus the deep-halo ghost updates.
