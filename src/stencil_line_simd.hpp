@@ -41,6 +41,10 @@ struct FetchAhead {
       --rows;
     }
   }
+  /// Request every line left, now.
+  void all() {
+    while (rows > 0) one();
+  }
 };
 
 }  // namespace miniapp

@@ -32,11 +32,6 @@ constexpr double kLineCost = 64;
 /// of each level it copies in from its predecessor's (out of the L3) and out for its successor.
 constexpr double kEdgeRows = 2;
 
-/// Request the 64-byte lines of the `count` doubles from p on into the L2.
-void fetch_lines_l2(const double* p, std::int64_t count) {
-  for (std::int64_t i = 0; i < count; i += 8) __builtin_prefetch(p + i, 0, 2);
-}
-
 /// Tile costs this close to the least count as equal, and the smaller hand-over store wins: the
 /// model ties chains cut along y with columns cut along z (256 x 16 x 256 in two chains of 128
 /// rows, or 256 x 16 x 128 in one chain per half) within 0.3-0.7 %, and the halves, whose store is
@@ -316,11 +311,7 @@ TemporalBlocking::TemporalBlocking(const Field& u, const Index3& tile, std::vect
           }
         }
   }
-  int chains = 0;
-  for (const char continues : cont_) {
-    if (!continues) ++chains;
-    chain_.push_back(chains - 1);
-  }
+  const auto chains = std::count(cont_.begin(), cont_.end(), 0);
 
   for (int k = 1; k <= rounds; ++k) {
     std::int64_t updates = 0;
@@ -341,7 +332,7 @@ TemporalBlocking::TemporalBlocking(const Field& u, const Index3& tile, std::vect
   if (std::find(cont_.begin(), cont_.end(), 1) != cont_.end())
     handover_ = Kokkos::View<double*, Memory>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "miniapp::temporal_blocking::handover"),
-        std::size_t(handover_capacity_ * chains));
+        std::size_t(handover_capacity_ * std::int64_t(chains)));
   // Whole 64-byte lines per thread, and the scratch starts on a line: so does every thread's
   // ring (run_tile pads its rows to the field's phase).
   capacity_ = (capacity_ + 7) / 8 * 8;
@@ -363,10 +354,14 @@ Box TemporalBlocking::scratch_box(const Box& T, int k) const {
   return grow_active(T, k, two_d_).intersect(padded_);
 }
 
+Box TemporalBlocking::cone(const Box& T, int g, bool cont) const {
+  Box b = grow_active(T, g, two_d_);
+  if (cont) b.lo[1] += 2 * g;  // shifted up by g: the predecessor did below
+  return b;
+}
+
 Box TemporalBlocking::update_box(const Box& T, int k, int s, bool cont) const {
-  Box b = grow_active(T, k - 1 - s, two_d_);
-  if (cont) b.lo[1] += 2 * (k - 1 - s);  // shifted up by k-1-s: the predecessor did below
-  return b.intersect(regions_[s]);
+  return cone(T, k - 1 - s, cont).intersect(regions_[s]);
 }
 
 bool TemporalBlocking::run(const Field& u, Field& v, int k, int first, int last, SweepStores stores,
@@ -400,14 +395,18 @@ bool TemporalBlocking::run(const Field& u, Field& v, int k, int first, int last,
   const bool wrap = x_ghosts == XGhosts::Wrap && points_ == 7 && tile_[0] == n_[0] &&
                     (last_mode != LineMode::Stream || streamed_wrap_fits(v));
   if (first >= last) return wrap;
-  // Each thread runs whole chains (of those in [first, last)), their tiles in order.
-  std::vector<int> starts;
-  for (int t = first; t < last; ++t)
-    if (t == first || !cont_[t]) starts.push_back(t);
+  // Each thread runs whole chains (of those in [first, last)), their tiles in order: segment
+  // g is the tiles [starts[g], starts[g + 1]) of chain chain_of[g] (its hand-over store).
+  std::vector<int> starts, chain_of;
+  int chain = int(std::count(cont_.begin(), cont_.begin() + first, 0)) - 1;
+  for (int t = first; t < last; ++t) {
+    if (!cont_[t]) ++chain;
+    if (t == first || !cont_[t]) starts.push_back(t), chain_of.push_back(chain);
+  }
   starts.push_back(last);
   const int* seg = starts.data();
+  const int* seg_chain = chain_of.data();
   const char* cont = cont_.data();
-  const int* chain = chain_.data();
   double* handover = handover_.data();
   const std::int64_t handover_capacity = handover_capacity_;
   Kokkos::Experimental::UniqueToken<Exec> token;
@@ -416,10 +415,10 @@ bool TemporalBlocking::run(const Field& u, Field& v, int k, int first, int last,
       Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(0, int(starts.size()) - 1),
       KOKKOS_LAMBDA(const int g) {
         const int id = token.acquire();
+        double* store = handover ? handover + handover_capacity * seg_chain[g] : nullptr;
         for (int t = seg[g]; t < seg[g + 1]; ++t)
           self->run_tile(tiles[t], k, in_u, out_v, scratch + capacity * id, first_mode, last_mode,
-                         wrap, cont[t] != 0,
-                         handover ? handover + handover_capacity * chain[t] : nullptr);
+                         wrap, cont[t] != 0, store);
         if (last_mode == LineMode::Stream) publish_streamed();
         token.release(id);
       });
@@ -453,11 +452,9 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
   // Physical-boundary fills of plane z of level s (the plain loop's order and spans, limited
   // to the cells the next level reads), then the z ghost plane a finished plane is the
   // mirror (or neighbour) of.
-  // The cells level s+1 reads of level s: its update box grown by the stencil's reach.
+  // The cells level s+1 reads of level s: its cone grown by the stencil's reach.
   const auto need_of = [&](int s) {
-    Box need = grow_active(T, k - 1 - s, two_d_);
-    if (cont) need.lo[1] += 2 * (k - 2 - s);
-    return need.intersect(S);
+    return grow_active(cone(T, k - 2 - s, cont), 1, two_d_).intersect(S);
   };
   const auto fill_xy = [&](int s, int z) {
     const Box need = need_of(s);
@@ -588,7 +585,7 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
             // (it sits in the L3). Measured on AMD Zen 5, 256^3, two threads, H = 4, tiles
             // 256 x 24 x 256, six rounds: 18.0-22.5 ms per round (median 18.5) against 19.2-20.9
             // (19.8) without; the copy alone was 3 % of all samples of bench temporal without.
-            if (z + 1 < S.hi[2]) fetch_lines_l2(handed + 2 * sx, 2 * sx);
+            if (z + 1 < S.hi[2]) FetchAhead{handed + 2 * sx, sx, 2, int(sx / 8)}.all();
           }
           fill_xy(s, z);
           if (z_fill[0] && z == h) fill_z_ghost(s, h - 1, h, 0);

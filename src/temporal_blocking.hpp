@@ -263,7 +263,10 @@ class TemporalBlocking {
   Box scratch_box(const Box& T, int k) const;
   /// Doubles from one row of a ring plane of scratch box S to the next.
   static std::int64_t ring_pitch(const Box& S);
-  /// R_s of the header comment; `cont` for a tile that continues its chain.
+  /// T grown by g (not along z in 2D), and for a tile that continues its chain (`cont`) shifted
+  /// up by g along y instead of grown downwards (see the header comment).
+  Box cone(const Box& T, int g, bool cont) const;
+  /// R_s of the header comment: cone(T, k-1-s, cont) within region(s).
   Box update_box(const Box& T, int k, int s, bool cont) const;
 
   Box padded_;
@@ -277,7 +280,6 @@ class TemporalBlocking {
   Index3 n_{};
   std::vector<Box> tiles_;
   std::vector<char> cont_;  ///< per tile: it continues the tile before it (its chain)
-  std::vector<int> chain_;  ///< per tile: its chain
   int inner_ = 0;
   std::int64_t handover_capacity_ = 0;      ///< doubles of one chain's hand-over store
   Kokkos::View<double*, Memory> handover_;  ///< every chain's, where a tile continues one
