@@ -256,6 +256,35 @@ double StreamCopy::run(StoreKind kind) const {
   return timer.seconds();
 }
 
+double StreamCopy::run_alone(StoreKind kind) const {
+  const double* a = a_;
+  double* b = b_;
+  const std::int64_t n = n_;
+  const int T = Exec().concurrency();
+  const bool streaming = kind == StoreKind::Streaming;
+  Kokkos::Timer timer;
+  Kokkos::parallel_for(
+      "miniapp::stream_copy::alone",
+      Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(0, T),
+      KOKKOS_LAMBDA(const int t) {
+        if (t != 0) return;
+        std::int64_t first = 0, last = 0;
+        thread_block(n, 0, T, first, last);
+        if (streaming)
+          copy_streaming(a, b, first, last);
+        else
+          copy_ordinary(a, b, first, last);
+      });
+  Kokkos::fence();
+  return timer.seconds();
+}
+
+double StreamCopy::alone_bytes() const {
+  std::int64_t first = 0, last = 0;
+  thread_block(n_, 0, Exec().concurrency(), first, last);
+  return 16.0 * double(last - first);
+}
+
 GatherRun StreamCopy::gather(std::int64_t row, std::int64_t last) const {
   run(StoreKind::Streaming);
   const double* b = b_;
@@ -281,15 +310,17 @@ GatherRun StreamCopy::gather(std::int64_t row, std::int64_t last) const {
   return out;
 }
 
-bool StreamCopy::verify() const {
+std::int64_t StreamCopy::matching() const {
   const double* a = a_;
   const double* b = b_;
-  std::int64_t wrong = 0;
+  std::int64_t same = 0;
   Kokkos::parallel_reduce(
-      "miniapp::stream_copy::verify", Kokkos::RangePolicy<Exec>(0, n_),
-      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& w) { w += a[i] != b[i]; }, wrong);
-  return wrong == 0;
+      "miniapp::stream_copy::matching", Kokkos::RangePolicy<Exec>(0, n_),
+      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& m) { m += a[i] == b[i]; }, same);
+  return same;
 }
+
+bool StreamCopy::verify() const { return matching() == n_; }
 
 CopyRates StreamCopy::measure(int reps, const std::function<double(double)>& reduce) const {
   const auto timed = [&](StoreKind kind) {

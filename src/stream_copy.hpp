@@ -88,6 +88,13 @@ class StreamCopy {
   /// One copy b = a with the given stores; returns its seconds (after a fence). Not collective.
   double run(StoreKind kind) const;
 
+  /// One core's copy: the first thread copies its own block (as in run(); the others' blocks
+  /// are left alone and they idle), so that one core's own rate can be set beside the rate of
+  /// all of them at once. Returns its seconds (after a fence). Not collective.
+  double run_alone(StoreKind kind) const;
+  /// Bytes counted by run_alone (16 B per element of the first thread's block).
+  double alone_bytes() const;
+
   /// `reps` interleaved ordinary/streaming copies after one warm-up of each; each time is first
   /// passed through `reduce` (e.g. a barrier and a max over ranks), the medians give the rates.
   /// Not collective unless `reduce` is.
@@ -104,6 +111,8 @@ class StreamCopy {
 
   /// True when the target equals the source element for element (after a run). Fences.
   bool verify() const;
+  /// The elements at which the target equals the source. Fences.
+  std::int64_t matching() const;
 
   std::int64_t elements() const { return n_; }
   /// Bytes counted per copy (16 B per element).

@@ -301,6 +301,23 @@ TEST(StreamCopy, CopiesEveryElementWithEitherStores) {
   EXPECT_LE(last_level_cache_share(1), last_level_cache_bytes());
 }
 
+TEST(StreamCopy, OneCoreAloneCopiesTheFirstThreadsShareOnly) {
+  // The source holds (i % 1000) / 1000 and the target zeros, so they already agree where
+  // i % 1000 == 0; the copy alone must make them agree on the first thread's block, exactly.
+  const std::int64_t n = std::int64_t(1) << 16;
+  const int threads = Exec().concurrency();
+  const std::int64_t block = std::min(n, (n + 7) / 8 / threads * 8);
+  for (StoreKind kind : {StoreKind::Ordinary, StoreKind::Streaming}) {
+    const StreamCopy copy(n);
+    EXPECT_DOUBLE_EQ(copy.alone_bytes(), 16.0 * double(block));
+    const std::int64_t before = copy.matching();
+    EXPECT_EQ(before, (n + 999) / 1000);
+    EXPECT_GT(copy.run_alone(kind), 0.0);
+    EXPECT_EQ(copy.matching(), before + block - (block + 999) / 1000) << "kind " << int(kind);
+    EXPECT_EQ(copy.verify(), threads == 1);
+  }
+}
+
 TEST(StreamCopy, GatherReadsTheFirstAndLastCellOfEveryRow) {
   // The target after the gather's streaming copy holds the source, (i % 1000) / 1000.
   const std::int64_t n = std::int64_t(1) << 16;

@@ -14,7 +14,9 @@
 //            and arithmetic
 //   mdrange  (7 points) a Kokkos MDRangePolicy over the cells: the textbook policy
 //   stream   the yardstick (stream_copy.hpp): an aligned, first-touched STREAM copy of as many
-//            cells, with ordinary and with streaming stores
+//            cells, with ordinary and with streaming stores; and after them one core's copy
+//            alone (the first thread of rank 0 over its own share), to tell a bound set by
+//            each core's own limit from one set by the memory the cores share
 // Every kernel is counted at 16 B per cell (8 read + 8 written: a stencil's neighbours come
 // from cache). The bound is the better stream copy / 16 B, so /bound is the fraction of the
 // single-sweep memory bound reached, and kokkos/openmp says what the abstraction costs.
@@ -94,6 +96,12 @@ void mdrange_sweep7(const Field& u, Field& v, const Box& b, const Coefficients& 
       });
 }
 
+/// Where the cores' copy at once reaches this fraction of the sum of their copies alone, the
+/// bound is mostly each core's own limit: a memory the cores saturate gives each much less
+/// than it gets alone (the 2-core Zen 5 VM: 0.60-0.75 of it in minutes when its memory ran
+/// slow, 0.87-0.93 when it ran fast, each core alone at 32-38 GB/s either way).
+constexpr double kOwnLimit = 0.8;
+
 }  // namespace
 
 int stencil(int argc, char** argv, MPI_Comm comm) {
@@ -158,6 +166,24 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
   kernels.push_back({"stream ordinary", [&] { yardstick.run(StoreKind::Ordinary); }, {}});
   kernels.push_back({"stream streaming", [&] { yardstick.run(StoreKind::Streaming); }, {}});
 
+  // After the copies of all cores at once, one core's alone (rank 0's first thread over its
+  // own share, every other core idle), the better of its two stores. Where all cores together
+  // move about the cores times what one moves alone, the bound is each core's own limit (how
+  // many lines one core keeps in flight), not the memory they share: a kernel that overlaps
+  // less of its work with its memory traffic than a bare copy then falls short of the bound
+  // however fast the memory is.
+  std::vector<double> alone;  // seconds per rep
+  const auto copy_alone = [&] {
+    double best = 0;
+    for (StoreKind kind : {StoreKind::Ordinary, StoreKind::Streaming}) {
+      if (rank == 0) yardstick.run_alone(kind);
+      MPI_Barrier(comm);
+      const double t = rank == 0 ? yardstick.run_alone(kind) : 0.0;
+      const double slowest_t = reduce_stat(t, comm).max;
+      best = best == 0 ? slowest_t : std::min(best, slowest_t);
+    }
+    return best;
+  };
   // Each kernel runs twice in a row and the second run is timed: a kernel repeats step after
   // step on the same arrays, and the first pass over arrays that another kernel just left can
   // run at half the rate of the next (measured on an AMD Zen 5 VM: copies at 44-55, then 114
@@ -169,7 +195,7 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
   // before the copies take turns to go first, one place further each rep; the copies stay last,
   // as every rep's bound.
   const std::size_t swept = kernels.size() - 2;
-  for (int r = 0; r < warmup + reps; ++r)
+  for (int r = 0; r < warmup + reps; ++r) {
     for (std::size_t i = 0; i < kernels.size(); ++i) {
       Kernel& k = kernels[i < swept ? (std::size_t(r) + i) % swept : i];
       k.run();
@@ -181,6 +207,9 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
       t = MPI_Wtime() - t;
       if (r >= warmup) k.seconds.push_back(reduce_stat(t, comm).max);
     }
+    const double t = copy_alone();
+    if (r >= warmup) alone.push_back(t);
+  }
 
   const double cells = double(n) * n * n * nranks;
   const auto bandwidth = [&](const Kernel& k) { return 16.0 * cells / median(k.seconds); };
@@ -224,6 +253,24 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
     std::printf(
         "  bound: %.2f GB/s (better stream copy) = %.4e cell upd/s; rep by rep %.4e to %.4e\n",
         bound / 1e9, bound / 16, *low / 16, *high / 16);
+    // One core's copy, rep by rep against the same rep's copy of all cores.
+    const int cores = nranks * threads;
+    const double one_core = yardstick.alone_bytes() / median(alone);
+    std::vector<double> shared_out;
+    for (std::size_t r = 0; r < alone.size(); ++r)
+      shared_out.push_back(bound_by_rep[r] / (cores * yardstick.alone_bytes() / alone[r]));
+    const auto [so_low, so_high] = std::minmax_element(shared_out.begin(), shared_out.end());
+    const double together = median(shared_out);
+    std::printf(
+        "  one core alone: %.2f GB/s (better stream copy, rank 0's first thread over its own "
+        "share, the other cores idle); the bound is %.3f x %d core%s alone (rep by rep %.3f to "
+        "%.3f): %s\n",
+        one_core / 1e9, together, cores, cores == 1 ? "" : "s", *so_low, *so_high,
+        cores == 1              ? "one core, its own limit"
+        : together >= kOwnLimit ? "the cores barely slow each other: each core's own limit sets "
+                                  "most of the bound"
+                                : "the cores slow each other: the memory they share sets the "
+                                  "bound");
     for (int p : stencils)
       std::printf("  in cache (per rank): %dpt %.4e cell upd/s = %.3f x the bound\n", p,
                   in_cache[p], in_cache[p] * nranks / (bound / 16));
