@@ -10,7 +10,8 @@
 // - vectors sit on 64-byte lines of the output, so streaming (non-temporal) stores write whole
 //   lines, and the partial lines at both ends are written with masked ordinary stores;
 // - for sweeps over arrays larger than the caches, a software prefetch of the leading plane:
-//   its row four rows ahead into the L2, each vector's line two rows ahead into the L1;
+//   each vector's line kLeadRowsToL2 rows ahead into the L2 and one row ahead into the L1 (the
+//   27-point rows: the whole row four rows ahead into the L2, two rows ahead into the L1);
 // - the 27-point update runs as one-dimensional passes whose results are shared between
 //   neighbouring cells and lines (rows27).
 #pragma once
@@ -99,10 +100,20 @@ inline V update7_masked(Mask m, const double* c, std::int64_t sy, std::int64_t s
                  ay, az, two);
 }
 
+/// How many rows ahead line7 requests each vector's line of the leading plane into the L2.
+/// Where one core's own limit sets the bound (it moves about as much with the other cores
+/// idle as with them copying too), the sweep is bound by the lines that core keeps in flight,
+/// and two rows were too few. Measured on AMD Zen 5, 256^3 (rows of 33 lines), one thread,
+/// each distance against two rows in the same process (bench stencil, a temporary kernel),
+/// ratio of the times: 3 rows 0.90-1.03 (median 0.94, 12 runs), 4 rows 0.88-1.05 (0.95, 15),
+/// 6 rows 0.93-1.01 (0.98, 6), 8 rows 0.92-1.07 (0.99, 6); two rows against themselves
+/// 0.95-1.09 (4). Three rows waste the fewest requests past a tile's last row.
+inline constexpr int kLeadRowsToL2 = 3;
+
 /// One x-line of the 7-point update. Stream: non-temporal stores for the whole lines of out
 /// (needs out and c equally aligned, else ordinary stores), not fenced (publish_streamed).
-/// Prefetch: fetch each vector's line of the leading plane two rows ahead into the L2 and one
-/// row ahead into the L1. Ahead: one line of `ahead` requested per vector (a template
+/// Prefetch: fetch each vector's line of the leading plane kLeadRowsToL2 rows ahead into the
+/// L2 and one row ahead into the L1. Ahead: one line of `ahead` requested per vector (a template
 /// parameter, so that the other sweeps' loops carry no test for it).
 template <bool Stream, bool Prefetch, bool Ahead = false>
 inline void line7(const double* __restrict c, double* __restrict out, int n, std::int64_t sy,
@@ -143,7 +154,7 @@ inline void line7(const double* __restrict c, double* __restrict out, int n, std
     for (; i + W <= n; i += W) {
       const double* p = c + i;
       if (Prefetch && kPrefetchLeadingPlane) {
-        fetch_line<_MM_HINT_T1>(p + sza + 2 * sy);
+        fetch_line<_MM_HINT_T1>(p + sza + kLeadRowsToL2 * sy);
         fetch_line<_MM_HINT_T0>(p + sza + sy);
       }
       if (Ahead) ahead->one();
