@@ -105,7 +105,7 @@ inline V update7_masked(Mask m, const double* c, std::int64_t sy, std::int64_t s
 /// idle as with them copying too), the sweep is bound by the lines that core keeps in flight,
 /// and two rows were too few. Measured on AMD Zen 5, 256^3 (rows of 33 lines), one thread,
 /// each distance against two rows in the same process (bench stencil, a temporary kernel),
-/// ratio of the times: 3 rows 0.90-1.03 (median 0.94, 12 runs), 4 rows 0.88-1.05 (0.95, 15),
+/// ratio of the times: 3 rows 0.90-1.03 (median 0.95, 12 runs), 4 rows 0.88-1.05 (0.95, 19),
 /// 6 rows 0.93-1.01 (0.98, 6), 8 rows 0.92-1.07 (0.99, 6); two rows against themselves
 /// 0.95-1.09 (4). Three rows waste the fewest requests past a tile's last row.
 inline constexpr int kLeadRowsToL2 = 3;

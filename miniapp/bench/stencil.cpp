@@ -98,8 +98,8 @@ void mdrange_sweep7(const Field& u, Field& v, const Box& b, const Coefficients& 
 
 /// Where the cores' copy at once reaches this fraction of the sum of their copies alone, the
 /// bound is mostly each core's own limit: a memory the cores saturate gives each much less
-/// than it gets alone (the 2-core Zen 5 VM: 0.60-0.75 of it in minutes when its memory ran
-/// slow, 0.87-0.93 when it ran fast, each core alone at 32-38 GB/s either way).
+/// than it gets alone (the 2-core Zen 5 VM: 0.58-0.76 of it in minutes when its memory ran
+/// slow, 0.81-0.97 when it ran fast, each core alone at 31-38 GB/s either way).
 constexpr double kOwnLimit = 0.8;
 
 }  // namespace
