@@ -234,17 +234,21 @@ StreamCopy::StreamCopy(std::int64_t elements) : n_(std::max<std::int64_t>(elemen
   Kokkos::fence();
 }
 
-double StreamCopy::run(StoreKind kind) const {
-  const double* a = a_;
-  double* b = b_;
-  const std::int64_t n = n_;
+namespace {
+
+/// b = a over n elements in the threads' blocks, timed: every thread its own block, or with
+/// `alone` only the first thread its own while the others idle.
+double timed_copy(const double* a, double* b, std::int64_t n, StoreKind kind, bool alone) {
   const int T = Exec().concurrency();
   const bool streaming = kind == StoreKind::Streaming;
   Kokkos::Timer timer;
   Kokkos::parallel_for(
-      streaming ? "miniapp::stream_copy::streaming" : "miniapp::stream_copy::ordinary",
+      alone       ? "miniapp::stream_copy::alone"
+      : streaming ? "miniapp::stream_copy::streaming"
+                  : "miniapp::stream_copy::ordinary",
       Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(0, T),
       KOKKOS_LAMBDA(const int t) {
+        if (alone && t != 0) return;
         std::int64_t first = 0, last = 0;
         thread_block(n, t, T, first, last);
         if (streaming)
@@ -256,28 +260,11 @@ double StreamCopy::run(StoreKind kind) const {
   return timer.seconds();
 }
 
-double StreamCopy::run_alone(StoreKind kind) const {
-  const double* a = a_;
-  double* b = b_;
-  const std::int64_t n = n_;
-  const int T = Exec().concurrency();
-  const bool streaming = kind == StoreKind::Streaming;
-  Kokkos::Timer timer;
-  Kokkos::parallel_for(
-      "miniapp::stream_copy::alone",
-      Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(0, T),
-      KOKKOS_LAMBDA(const int t) {
-        if (t != 0) return;
-        std::int64_t first = 0, last = 0;
-        thread_block(n, 0, T, first, last);
-        if (streaming)
-          copy_streaming(a, b, first, last);
-        else
-          copy_ordinary(a, b, first, last);
-      });
-  Kokkos::fence();
-  return timer.seconds();
-}
+}  // namespace
+
+double StreamCopy::run(StoreKind kind) const { return timed_copy(a_, b_, n_, kind, false); }
+
+double StreamCopy::run_alone(StoreKind kind) const { return timed_copy(a_, b_, n_, kind, true); }
 
 double StreamCopy::alone_bytes() const {
   std::int64_t first = 0, last = 0;
