@@ -107,6 +107,10 @@ class TimeStepper {
   /// How the rounds from memory chose their stores so far: the plain sweeps' stores, or the
   /// stores of a blocked round's last sub-step.
   const StoreChoice& stores() const { return stores_; }
+  /// Go on from `choice`, another stepper's of the same fields (stores()), as if its rounds had
+  /// been this stepper's: a benchmark that builds a stepper per round times a long run's
+  /// choice, not its first rounds' exploration again and again.
+  void continue_stores(const StoreChoice& choice) { stores_ = choice; }
   /// Zero the phase timers and the halo counters (after a warm-up).
   void reset_timers();
 

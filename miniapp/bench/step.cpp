@@ -11,8 +11,11 @@
 // gather of the lines their pack reads (StreamCopy::gather), from memory. And the plain step's
 // sweep is timed alone, with no exchange between sweeps: the step's time beyond it is what the
 // exchange costs the step in all (sweep_alone). Candidates and the sweep alone choose their
-// stores as the run does (--sweep-stores, adaptive by default: store_choice.hpp), afresh in
-// every round, so the timed steps include the choice's first rounds as a run's would.
+// stores as the run does (--sweep-stores, adaptive by default: store_choice.hpp), each choice
+// going on from round to round as one long run's does: the first round holds its first rounds
+// (both kinds in turn), the later ones its probes of the other kind. A choice begun afresh in
+// every round put four sweeps with the slower stores into every round's 16 timed steps, which
+// a run of hundreds of steps pays once.
 // Rounds go round-robin over the candidates (each round starting one candidate further) and the
 // yardstick (a few copies back to back, StreamCopy::measure), so all see the same machine state
 // and none always follows the copies; a candidate is built afresh each
@@ -30,6 +33,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,6 +71,8 @@ struct StepCandidate {
   std::vector<PhaseSample> samples;
   std::uint64_t digest = 0;
   bool digest_set = false, digest_stable = true;  ///< same digest in every round
+  /// The stepper's store choice where the last round left it (none before the first round).
+  std::optional<StoreChoice> stores;
 
   /// "dim-ordered H=2 blocked overlap".
   std::string name() const {
@@ -111,6 +117,7 @@ struct StepCandidate {
 void run_candidate(StepCandidate& cand, int nranks, int warmup, int steps, MPI_Comm comm) {
   TimeStepper stepper(cand.c.problem(), cand.c.halo(), cand.c.blocking(),
                       resolve_rank_grid(cand.c, nranks), comm, cand.c.sweep_stores);
+  if (cand.stores) stepper.continue_stores(*cand.stores);
   stepper.run(warmup);
   stepper.reset_timers();
   MPI_Barrier(comm);
@@ -130,6 +137,7 @@ void run_candidate(StepCandidate& cand, int nranks, int warmup, int steps, MPI_C
        slowest(double(h.bytes)),
        slowest(double(h.exchanges) * double(stepper.halo().plan().bytes_per_exchange(0))),
        slowest(double(h.bytes_from_sweep)), slowest(double(h.bytes_in_place))});
+  cand.stores = stepper.stores();
   const std::uint64_t digest = stepper.summary().digest;
   if (cand.digest_set && digest != cand.digest) cand.digest_stable = false;
   cand.digest = digest;
@@ -141,14 +149,14 @@ void run_candidate(StepCandidate& cand, int nranks, int warmup, int steps, MPI_C
 /// (the ghosts keep their first values). The plain step's time beyond it is what the exchange
 /// costs the step in all: the halo's own timers cannot see what it does to the sweep's speed
 /// (lines it leaves in cache, or evicts). Seconds per step on this rank, every rank sweeping
-/// at once (a barrier first). The sweeps choose their stores as the stepper's do (a fresh
-/// StoreChoice of the same policy). Collective; allocates the pair.
-double sweep_alone(const Config& base, const Box& owned, int warmup, int steps, MPI_Comm comm) {
+/// at once (a barrier first). The sweeps choose their stores as the stepper's do, `stores`
+/// going on from round to round as a candidate's does. Collective; allocates the pair.
+double sweep_alone(const Config& base, const Box& owned, int warmup, int steps, StoreChoice& stores,
+                   MPI_Comm comm) {
   Field u("miniapp::bench::step::u", owned, 1), v("miniapp::bench::step::v", owned, 1);
   fill_initial(u, base.problem().initial_condition());
   fill_zero(v);
   const Coefficients a = base.problem().coefficients();
-  StoreChoice stores(base.sweep_stores, sweep_streams_from_memory(u.interior()));
   const auto sweeps = [&](int count) {
     for (int s = 0; s < count; ++s) {
       sweep_choosing(stores, base.stencil, u, v, u.interior(), a, false);
@@ -205,7 +213,7 @@ int step(int argc, char** argv, MPI_Comm comm) {
   for (const auto& p : kStorePolicyNames) policies.emplace_back(p.name);
   app.add_option("--sweep-stores", stores_name,
                  "stores of the sweeps from memory, as the run's --sweep-stores (each candidate's "
-                 "stepper, and the sweep alone, chooses afresh every round)")
+                 "choice, and the sweep alone's, goes on from round to round as in one long run)")
       ->check(CLI::IsMember(policies));
   app.add_option("--json", json_path, "write the table as JSON to this file");
   if (const int status = parse_options(app, argc, argv, comm); status >= 0) return status;
@@ -257,6 +265,7 @@ int step(int argc, char** argv, MPI_Comm comm) {
     return reduce_stat(seconds, comm).max;
   };
   std::vector<double> r_ordinary, r_streaming, r_gather, r_sweep;
+  StoreChoice alone_stores(base.sweep_stores, sweep_streams_from_memory(block));
   for (int r = 0; r < reps; ++r) {
     // The candidates take turns to go first, one place further each round: the one right after
     // the yardstick's copies runs slower than the rest (bench stencil measured it, up to a
@@ -265,7 +274,8 @@ int step(int argc, char** argv, MPI_Comm comm) {
     for (std::size_t i = 0; i < cands.size(); ++i) {
       const std::size_t c = (std::size_t(r) + i) % cands.size();
       run_candidate(cands[c], nranks, warmup, steps, comm);
-      if (c == 0) r_sweep.push_back(slowest(sweep_alone(base, block, warmup, steps, comm)));
+      if (c == 0)
+        r_sweep.push_back(slowest(sweep_alone(base, block, warmup, steps, alone_stores, comm)));
     }
     // Copies back to back, as a candidate sweeps its two fields step after step: a single copy
     // right after other work can run at half the rate of the next ones (measured on AMD Zen 5:
