@@ -173,16 +173,10 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
   // less of its work with its memory traffic than a bare copy then falls short of the bound
   // however fast the memory is.
   std::vector<double> alone;  // seconds per rep
-  const auto copy_alone = [&] {
-    double best = 0;
-    for (StoreKind kind : {StoreKind::Ordinary, StoreKind::Streaming}) {
-      if (rank == 0) yardstick.run_alone(kind);
-      MPI_Barrier(comm);
-      const double t = rank == 0 ? yardstick.run_alone(kind) : 0.0;
-      const double slowest_t = reduce_stat(t, comm).max;
-      best = best == 0 ? slowest_t : std::min(best, slowest_t);
-    }
-    return best;
+  const auto copy_alone = [&](StoreKind kind) {
+    if (rank == 0) yardstick.run_alone(kind);
+    MPI_Barrier(comm);
+    return reduce_stat(rank == 0 ? yardstick.run_alone(kind) : 0.0, comm).max;
   };
   // Each kernel runs twice in a row and the second run is timed: a kernel repeats step after
   // step on the same arrays, and the first pass over arrays that another kernel just left can
@@ -207,7 +201,7 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
       t = MPI_Wtime() - t;
       if (r >= warmup) k.seconds.push_back(reduce_stat(t, comm).max);
     }
-    const double t = copy_alone();
+    const double t = std::min(copy_alone(StoreKind::Ordinary), copy_alone(StoreKind::Streaming));
     if (r >= warmup) alone.push_back(t);
   }
 
@@ -256,11 +250,12 @@ int stencil(int argc, char** argv, MPI_Comm comm) {
     // One core's copy, rep by rep against the same rep's copy of all cores.
     const int cores = nranks * threads;
     const double one_core = yardstick.alone_bytes() / median(alone);
-    std::vector<double> shared_out;
+    std::vector<double> of_cores_alone;  // the bound over the cores' copies alone, per rep
     for (std::size_t r = 0; r < alone.size(); ++r)
-      shared_out.push_back(bound_by_rep[r] / (cores * yardstick.alone_bytes() / alone[r]));
-    const auto [so_low, so_high] = std::minmax_element(shared_out.begin(), shared_out.end());
-    const double together = median(shared_out);
+      of_cores_alone.push_back(bound_by_rep[r] / (cores * yardstick.alone_bytes() / alone[r]));
+    const auto [so_low, so_high] =
+        std::minmax_element(of_cores_alone.begin(), of_cores_alone.end());
+    const double together = median(of_cores_alone);
     std::printf(
         "  one core alone: %.2f GB/s (better stream copy, rank 0's first thread over its own "
         "share, the other cores idle); the bound is %.3f x %d core%s alone (rep by rep %.3f to "
