@@ -90,7 +90,7 @@ miniapp_add_cli_test(NAME result_not_validated EXIT 0
                      REGEX "-- not validated\nRESULT NOT VALIDATED \\(no check requested"
                      ARGS ${TINY})
 miniapp_add_cli_test(NAME result_invalid_digest EXIT 1
-                     REGEX "check digest  FAILED: digest [0-9a-f]+ differs from expected 0123456789abcdef.*INVALID, does not count\\)\nRESULT INVALID \\(failed: digest"
+                     REGEX "check digest  FAILED: digest [0-9a-f]+ differs from expected 0123456789abcdef.*INVALID, does not count\nRESULT INVALID \\(failed: digest"
                      ARGS ${TINY} --expect-digest 0123456789ABCDEF
                           --report ${CMAKE_CURRENT_BINARY_DIR}/report_invalid.json)
 # The digest does not depend on the decomposition or the warm-up: one reference for any run.
@@ -106,7 +106,7 @@ miniapp_add_cli_test(NAME bad_progress EXIT 2 ONCE REGEX "--progress=-3 must be 
                      ARGS --grid 8 8 8 --progress -3)
 # Every rank's host and CPU list before the run (the warnings are tested in test_procurement).
 miniapp_add_cli_test(NAME binding_report EXIT 0
-                     REGEX "binding \\(OS affinity mask per rank\\)\n  rank 0  host [^ ]+  cpus [0-9][-,0-9]*\n  rank 1  host [^ ]+  cpus [0-9]"
+                     REGEX "binding \\(OS affinity mask per rank\\)\n  rank 0  host [^ ]+  cpus [0-9][-,0-9]*  threads [^\n]*\n  rank 1  host [^ ]+  cpus [0-9]"
                      ARGS --grid 8 8 8 --steps 1)
 miniapp_add_cli_test(NAME progress_lines EXIT 0
                      REGEX "progress: step 3/12 \\(25.0%\\), [0-9.]+ [mun]*s/step, ETA"
