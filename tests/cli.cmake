@@ -501,6 +501,12 @@ miniapp_add_cli_test(NAME explain_then_run EXIT 0
                      REGEX "26 messages, 13824 B \\(13.5 KiB\\) per exchange; per step 13 messages, 6912 B.*redundant work.*6912/6912/6912 B per step.*RESULT NOT VALIDATED"
                      ARGS --grid 16 12 10 --halo-width 2 --steps 4 --explain --stencil 27
                           --halo neighbors26)
+# The automatic tile explained is the one the run blocks with, for its threads (two here:
+# the chains are shared out between them, so the tile differs from one thread's).
+miniapp_add_cli_test(NAME explain_tile_for_threads RANKS 1 EXIT 0
+                     REGEX "tile 128 x 52 x 64 \\(automatic\\), 2 tile.*tile 128 x 52 x 64 owned cells"
+                     ARGS --grid 128 96 64 --halo-width 4 --temporal-blocking --steps 4 --explain
+                          --kokkos-threads=2)
 # The r2c chain (the default): real cells up to the x transform, the NX/2+1 = 7 half grid after.
 miniapp_add_cli_test(NAME explain_spectral RANKS 1 EXIT 0
                      REGEX "x-pencils: 12 x 3 x 9 real, 1D FFTs along x \\(r2c: 7 x 3 x 9 complex out\\)\n        -> all-to-all along x among 2 ranks.*blocks sent: \\(kept\\) 4 x 3 x 9, 3 x 3 x 9"
