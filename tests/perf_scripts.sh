@@ -48,6 +48,9 @@ figures=$(grep -v PETSc "$work/roofline.txt" |
 summary=$(grep -v PETSc "$work/roofline.txt" | grep -cE ' (1 x 2|2 x 1) +[01] of 1 ')
 [ "$figures" = 16 ] && [ "$summary" = 16 ] ||
   { echo "FAIL: roofline targets: $figures figures, $summary summary rows (want 16 and 16)"; exit 1; }
+# The blocked rounds' row says what the cores compute in cache, the other limit.
+grep -qE '^ +1  bench temporal, best H / bound .* H=[0-9]+ tile [0-9x]+, cache ceiling [0-9]+\.[0-9]{2} x$' \
+  "$work/roofline.txt" || { echo "FAIL: roofline targets: no cache ceiling on the blocked row"; exit 1; }
 # With the PETSc peer built, its ratio is a row of the table too.
 if [ -x "$(dirname "$MINIAPP_EXE")/miniapp_petsc_halo" ]; then
   grep -qE '^ +1  halo exchange / PETSc DMDA +2 x 1 +[0-9]+\.[0-9]{3} +<= 0.5 ' "$work/roofline.txt" ||
