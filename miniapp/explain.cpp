@@ -171,11 +171,10 @@ void deep_halo(std::ostream& os, const Config& c, const Neighborhood& nb, const 
   }
   if (c.temporal_blocking) {
     const bool automatic = c.tile == Index3{0, 0, 0};
-    // The automatic tile as the run picks it: for this process's threads, which share out
-    // whole chains of tiles (the count decides how the columns are cut).
-    const Index3 tile = automatic ? auto_tile(shape.n(), h, c.two_d(), temporal_blocking_budget(h),
-                                              Exec().concurrency())
-                                  : c.tile;
+    // The automatic tile as the run picks it, for this process's threads (they share out
+    // whole chains of tiles, so the count decides how the columns are cut).
+    const Index3 tile =
+        automatic ? automatic_tile(shape.n(), h, c.two_d(), Exec().concurrency()) : c.tile;
     Index3 count;
     for (int d = 0; d < 3; ++d) count[d] = (shape.n()[d] + tile[d] - 1) / tile[d];
     os << "  blocking     the " << h << " sub-steps of a round fused tile by tile: tile "

@@ -264,8 +264,7 @@ TemporalBlocking::TemporalBlocking(const Field& u, const Index3& tile, std::vect
   const int rounds = int(regions_.size());
   if (rounds < 1 || rounds > h_)
     throw std::logic_error("temporal blocking: rounds of 1..H sub-steps only");
-  const Index3 automatic =
-      auto_tile(n_, rounds, two_d_, temporal_blocking_budget(rounds), Exec().concurrency());
+  const Index3 automatic = automatic_tile(n_, rounds, two_d_, Exec().concurrency());
   for (int d = 0; d < 3; ++d) {
     tile_[d] = tile[d] > 0 ? std::min(tile[d], n_[d]) : automatic[d];
     if (two_d_ && d == 2) tile_[d] = n_[d];

@@ -123,9 +123,11 @@ double chained_work(const Index3& n, const Index3& t, int h, bool two_d, int thr
 /// hand-overs (chained_work), a fixed cost of 64 cell updates per x-line (so lines stay whole),
 /// tiles cut short at the block's edge, and the threads left idle when the chain count is not a
 /// multiple of theirs. Pure.
-Index3 auto_tile(const Index3& n, int h, bool two_d, std::int64_t budget, int threads = 1);
-inline Index3 auto_tile(const Index3& n, int h, bool two_d) {
-  return auto_tile(n, h, two_d, temporal_blocking_budget(h));
+Index3 auto_tile(const Index3& n, int h, bool two_d, std::int64_t budget, int threads);
+/// The tile a run's rounds of h sub-steps take where none is given (TemporalBlocking, and what
+/// --explain shows): auto_tile within temporal_blocking_budget(h) for the rank's `threads`.
+inline Index3 automatic_tile(const Index3& n, int h, bool two_d, int threads) {
+  return auto_tile(n, h, two_d, temporal_blocking_budget(h), threads);
 }
 
 /// What choose_blocking() needs to know: the block, the machine's two rates, and the limits.

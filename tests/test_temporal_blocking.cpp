@@ -190,8 +190,8 @@ TEST(TemporalBlocking, AutomaticTileFitsTheBudgetAndKeepsLinesLong) {
       const int tiles = (256 / t[0]) * ((256 + t[1] - 1) / t[1]) * ((256 + t[2] - 1) / t[2]);
       EXPECT_GE(tiles, threads) << "H=" << h;  // every thread gets a tile
     }
-  EXPECT_EQ(auto_tile({6, 5, 4}, 2, false), (Index3{6, 5, 4}));  // a small block is one tile
-  EXPECT_EQ(auto_tile({64, 64, 1}, 2, true)[2], 1);
+  EXPECT_EQ(automatic_tile({6, 5, 4}, 2, false, 1), (Index3{6, 5, 4}));  // a small block: one tile
+  EXPECT_EQ(automatic_tile({64, 64, 1}, 2, true, 1)[2], 1);
   // The cone's redundant work: tile 4^3, H = 2 updates 6^3 + 4^3 cells per 2 * 4^3.
   EXPECT_DOUBLE_EQ(blocking_work({4, 4, 4}, 2, false), (216.0 + 64.0) / 128.0);
   EXPECT_DOUBLE_EQ(blocking_work({4, 4, 1}, 2, true), (36.0 + 16.0) / 32.0);
