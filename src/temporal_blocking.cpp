@@ -191,10 +191,10 @@ std::vector<BlockingChoice> blocking_candidates(const BlockingModelInputs& in) {
   for (int h = 2; h <= widest; ++h) {
     const Index3 tile = auto_tile(
         in.n, h, in.two_d, in.budget > 0 ? in.budget : temporal_blocking_budget(h), in.threads);
-    const double time = 1.0 / (h * in.memory_rate) +
-                        chained_work(in.n, tile, h, in.two_d, in.threads) *
-                            (1.0 + kLineCost / tile[0]) / in.cache_rate +
-                        exchange_per_step(in, h);
+    const double memory = 1.0 / (h * in.memory_rate);
+    const double arithmetic = chained_work(in.n, tile, h, in.two_d, in.threads) *
+                              (1.0 + kLineCost / tile[0]) / in.cache_rate;
+    const double time = std::max(memory, arithmetic) + exchange_per_step(in, h);
     out.push_back(BlockingChoice{h, true, tile, 1.0 / time, plain_rate});
   }
   // Fastest first; equal predictions keep the narrower halo first (h ascends, a stable sort).

@@ -154,13 +154,18 @@ struct BlockingChoice {
   double plain_rate = 0;  ///< predicted (or given) rate of H = 1 plain
 };
 
-/// Choose the halo width and temporal blocking from a model of the step. A sweep from memory
-/// costs the time of its memory traffic plus the time of its arithmetic (the two did not
-/// overlap where measured), so per owned cell and sub-step
+/// Choose the halo width and temporal blocking from a model of the step. A plain sweep costs
+/// the time of its memory traffic plus the time of its arithmetic (the two did not overlap
+/// where measured). A blocked round fetches its block ahead and streams its output while it
+/// computes, so it is taken at the roofline: the longer of the two. Per owned cell and sub-step
 ///   plain      1 / plain_rate  (or 1 / memory_rate + 1 / cache_rate)
-///   blocked H  1 / (H memory_rate) + chained_work(n, tile, H) (1 + 64 / tile_x) / cache_rate
+///   blocked H  max(1 / (H memory_rate), chained_work(n, tile, H) (1 + 64 / tile_x) / cache_rate)
 /// plus, per sub-step, (exchange_latency + exchange_transfer * shell(H) / shell(1)) / (H cells),
-/// shell(H) the ghost cells of width H: the deep halo's rarer, bigger messages.
+/// shell(H) the ghost cells of width H: the deep halo's rarer, bigger messages. So the model's
+/// best H is the narrowest whose round turns compute-bound; a wider one only adds redundant
+/// work. (Summed, as the plain sweep, the two terms always ranked the widest H first, where
+/// timed rounds peaked at H = 3-4 and fell 10-20 % by H = 8 on AMD Zen 5, and a calibration
+/// walking down from H = 8 often stopped before it reached them.)
 /// Never returns a setting predicted slower than H = 1 plain (ties go to plain). Pure.
 BlockingChoice choose_blocking(const BlockingModelInputs& in);
 

@@ -297,6 +297,44 @@ TEST(TemporalBlocking, CandidatesAreEveryBlockedWidthFastestFirst) {
   EXPECT_TRUE(blocking_candidates(in).empty());
 }
 
+TEST(TemporalBlocking, ModelRanksFirstAWidthWhereTheRoundTurnsComputeBound) {
+  // A blocked round at the roofline: the longer of its memory traffic, 1 / (H memory_rate),
+  // and its arithmetic. The first candidate lies where the two cross: every narrower width
+  // waits on memory, every wider one on its arithmetic (with the two summed, H = 8 always
+  // came first).
+  BlockingModelInputs in;
+  in.n = {256, 256, 256};
+  in.max_width = 8;
+  for (int threads : {1, 2})
+    for (double ratio : {1.5, 2.0, 3.0, 4.0, 6.0}) {
+      in.threads = threads;
+      in.memory_rate = 1.4e9;
+      in.cache_rate = ratio * in.memory_rate;
+      const std::vector<BlockingChoice> candidates = blocking_candidates(in);
+      ASSERT_EQ(candidates.size(), 7u);
+      const auto memory = [&](int h) { return 1.0 / (h * in.memory_rate); };
+      const auto arithmetic = [&](const BlockingChoice& c) {
+        return chained_work(in.n, c.tile, c.width, false, threads) * (1.0 + 64.0 / c.tile[0]) /
+               in.cache_rate;
+      };
+      const BlockingChoice& first = candidates.front();
+      SCOPED_TRACE(::testing::Message() << threads << " thread(s), cache/memory " << ratio
+                                        << ", first H = " << first.width);
+      EXPECT_DOUBLE_EQ(first.rate, 1.0 / std::max(memory(first.width), arithmetic(first)));
+      for (const BlockingChoice& c : candidates) {
+        if (c.width < first.width) EXPECT_GT(memory(c.width), arithmetic(c)) << c.width;
+        if (c.width > first.width) EXPECT_LE(memory(c.width), arithmetic(c)) << c.width;
+      }
+    }
+  // Where the cores compute only twice as fast as memory feeds them, the narrowest width is
+  // already compute-bound and comes first; at four times, H = 2 waits on memory.
+  in.threads = 1;
+  in.cache_rate = 2.0 * in.memory_rate;
+  EXPECT_EQ(blocking_candidates(in).front().width, 2);
+  in.cache_rate = 4.0 * in.memory_rate;
+  EXPECT_GT(blocking_candidates(in).front().width, 2);
+}
+
 TEST(TemporalBlocking, WalkTimesTheModelsBestThenWalksOnWhileAWidthAheadIsFaster) {
   // Candidates as blocking_candidates() gives them: one per width, fastest predicted first.
   const auto candidates = [](const std::vector<int>& widths) {
