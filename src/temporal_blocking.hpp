@@ -162,10 +162,10 @@ struct BlockingChoice {
 ///   blocked H  max(1 / (H memory_rate), chained_work(n, tile, H) (1 + 64 / tile_x) / cache_rate)
 /// plus, per sub-step, (exchange_latency + exchange_transfer * shell(H) / shell(1)) / (H cells),
 /// shell(H) the ghost cells of width H: the deep halo's rarer, bigger messages. So the model's
-/// best H is the narrowest whose round turns compute-bound; a wider one only adds redundant
-/// work. (Summed, as the plain sweep, the two terms always ranked the widest H first, where
-/// timed rounds peaked at H = 3-4 and fell 10-20 % by H = 8 on AMD Zen 5, and a calibration
-/// walking down from H = 8 often stopped before it reached them.)
+/// best H lies where the round turns compute-bound: a narrower one waits on memory, a wider one
+/// only adds redundant work. (Summed, as for the plain sweep, the two terms always ranked the
+/// widest H first; on AMD Zen 5 timed rounds peaked at H = 2-4 and fell a median 16 % by
+/// H = 7-8, and a calibration walking down from H = 8 often stopped before it reached them.)
 /// Never returns a setting predicted slower than H = 1 plain (ties go to plain). Pure.
 BlockingChoice choose_blocking(const BlockingModelInputs& in);
 
