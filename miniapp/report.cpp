@@ -109,6 +109,15 @@ RunReport make_report(const RunPieces& p) {
   return r;
 }
 
+double RunReport::redundant_fraction() const {
+  const double owned = double(config.grid[0]) * config.grid[1] * config.grid[2] / nranks;
+  return owned > 0 ? redundant_per_step.avg / owned : 0.0;
+}
+
+double RunReport::cache_ceiling() const {
+  return blocked_cache_rate > 0 ? blocked_cache_rate * nranks / (1.0 + redundant_fraction()) : 0.0;
+}
+
 void print_report(std::ostream& os, const RunReport& r) {
   const Config& c = r.config;
   const Coefficients a = c.problem().coefficients();
@@ -204,6 +213,12 @@ void print_report(std::ostream& os, const RunReport& r) {
          << fmt(std::max(f_before, f_after), "%.3f") << ": quote the median of several runs";
     os << "\n";
   }
+  if (const double ceiling = r.cache_ceiling(); r.roofline && ceiling > 0)
+    os << "  roofline      ceiling of the blocked rounds: their line kernels in cache at "
+       << fmt(r.blocked_cache_rate, "%.4e") << " cell upd/s per rank, over the redundant work ("
+       << fmt(100 * r.redundant_fraction(), "%.1f") << " %), allow " << fmt(ceiling, "%.4e")
+       << " = " << fmt(r.roofline->fraction(ceiling), "%.3f")
+       << " of the bound; this run = " << fmt(rate / ceiling, "%.3f") << " of it\n";
   os << "  field         sum " << fmt(r.summary.sum, "%.17g") << "  l2 "
      << fmt(r.summary.l2, "%.17g") << "  min " << fmt(r.summary.min, "%.6g") << "  max "
      << fmt(r.summary.max, "%.6g") << "\n";
@@ -410,6 +425,12 @@ std::string report_json(const RunReport& r) {
       j["roofline"]["after"] = copy_json(*after, false);
       j["roofline"]["drift"] = bound_drift(*rl, *after);
     }
+    if (const double ceiling = r.cache_ceiling(); ceiling > 0)
+      j["roofline"]["cache_ceiling"] = {{"in_cache_per_rank", r.blocked_cache_rate},
+                                        {"redundant_fraction", r.redundant_fraction()},
+                                        {"cells_per_s", ceiling},
+                                        {"fraction_of_bound", rl->fraction(ceiling)},
+                                        {"fraction", r.fom.cell_updates_per_second / ceiling}};
   }
 
   const StoresSummary& st = r.stores;

@@ -100,16 +100,27 @@ struct RunReport {
   std::optional<Roofline> roofline;  ///< with --roofline, measured before the run
   /// With --roofline, measured again after a run that was not stopped, the fields freed.
   std::optional<Roofline> roofline_after;
+  /// With --roofline and temporal blocking: cell updates/s per rank (the slowest rank's) of
+  /// the line kernels the blocked rounds run, on a block that stays in cache (from
+  /// --halo-width auto's calibration, else measured before the run); 0 otherwise.
+  double blocked_cache_rate = 0;
   StoresSummary stores;
 
   /// Steps this launch ran.
   std::int64_t launch_steps() const { return last_step - first_step; }
   /// Whether this launch alone ran the whole run, from step 0 to --steps.
   bool whole_run() const { return first_step == 0 && last_step == config.steps; }
+  /// Redundant cell updates per owned one (deep halos; the ranks' average).
+  double redundant_fraction() const;
+  /// The other ceiling of a blocked run, beside the copy bound: blocked_cache_rate on every
+  /// rank over the redundant work, blocked_cache_rate * nranks / (1 + redundant_fraction()), in
+  /// cell updates/s. A round also moves memory, so it runs below this; where the target lies
+  /// above it, no tiling reaches it on this machine at this moment. 0 without the rate.
+  double cache_ceiling() const;
 };
 
 /// Version of the JSON report's layout: minor for added fields, major for changed ones.
-inline constexpr const char* kReportSchemaVersion = "2.8";
+inline constexpr const char* kReportSchemaVersion = "2.9";
 
 /// The report of a finished (or interrupted) run. Collective over the stepper's communicator.
 RunReport make_report(const RunPieces& pieces);

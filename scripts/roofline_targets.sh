@@ -11,7 +11,9 @@
 #   bench step     the whole plain step (dim-ordered, H = 1) and its packing;
 #   bench temporal blocked rounds at H = 2, 4 and 6 (automatic tile), the best of them (its
 #                  detail: the best arithmetic ceiling in cache, as a multiple of the bound);
-#   the main run   --halo-width auto --roofline, its figure of merit over the bound;
+#   the main run   --halo-width auto --roofline, its figure of merit over the bound (its
+#                  detail: H, the fraction of the bound measured after the run, and where it
+#                  blocked, its rounds' ceiling in cache as a multiple of the bound);
 # then, once, the halo exchange against PETSc's DMDA where the PETSc peer is built
 # (bench_halo_vs_petsc.sh, 64^3 per rank on C ranks). The table gives each figure, its target,
 # whether it was met, and the copy the same command measured; the summary gives each target's
@@ -153,8 +155,10 @@ for r in range(1, rounds + 1):
         copy = max(roof["ordinary_bytes_per_s"], roof["streaming_bytes_per_s"]) / 1e9
         width = rep["config"]["halo_width"]
         after = roof.get("after", {}).get("fraction")
+        ceiling = roof.get("cache_ceiling", {}).get("fraction_of_bound")
         add("main run, --halo-width auto / bound", roof["fraction"], 1.1, True, copy,
-            f"H={width}" + (f", {after:.3f} of the bound after the run" if after else ""))
+            f"H={width}" + (f", {after:.3f} of the bound after the run" if after else "") +
+            (f", cache ceiling {ceiling:.2f} x" if ceiling else ""))
 
 petsc = os.path.join(results, "petsc.log")
 if os.path.exists(petsc):

@@ -119,12 +119,15 @@ miniapp_add_cli_test(NAME roofline EXIT 0
                      ARGS ${TINY} --init sine --verify --roofline
                           --report ${CMAKE_CURRENT_BINARY_DIR}/report_roofline.json)
 set_tests_properties(cli.roofline PROPERTIES FIXTURES_SETUP report_roofline)
-# A blocked run's report says what its stores count: the report_blocked fixture.
+# A blocked run's report says what its stores count, and with --roofline the blocked rounds'
+# other ceiling, their line kernels in cache over the redundant work: the report_blocked
+# fixture. A plain run has no such ceiling (cli.roofline).
 miniapp_add_cli_test(NAME report_blocked EXIT 0
-                     REGEX "^  sweep stores  through the cache"
-                     ARGS ${TINY} --init sine --verify --halo-width 3 --temporal-blocking
+                     REGEX "^  sweep stores  through the cache.*^  roofline      ceiling of the blocked rounds: their line kernels in cache at [0-9.]+e\\+[0-9]+ cell upd/s per rank, over the redundant work \\([0-9]+\\.[0-9] %\\), allow [0-9.]+e\\+[0-9]+ = [0-9]+\\.[0-9]{3} of the bound; this run = [0-9]+\\.[0-9]{3} of it$"
+                     ARGS ${TINY} --init sine --verify --halo-width 3 --temporal-blocking --roofline
                           --report ${CMAKE_CURRENT_BINARY_DIR}/report_blocked.json)
 set_tests_properties(cli.report_blocked PROPERTIES FIXTURES_SETUP report_blocked)
+set_tests_properties(cli.roofline PROPERTIES FAIL_REGULAR_EXPRESSION "ceiling of the blocked")
 # And measures it again after the loop, the fields freed, saying how far it moved.
 miniapp_add_cli_test(NAME roofline_after EXIT 0
                      REGEX "^  roofline      after the run: bound [0-9.]+e\\+[0-9]+ cell upd/s \\(copy ordinary [0-9.]+ GB/s, streaming [0-9.]+ GB/s per node\\), [+-][0-9]+\\.[0-9] % on the bound before; this run = [0-9]+\\.[0-9]{3} of it"
@@ -142,18 +145,19 @@ if(MINIAPP_PYTHON_HAS_JSONSCHEMA)
                        LABELS "python")
   set_tests_properties(python.report_schema_invalid PROPERTIES FIXTURES_REQUIRED report_invalid
                        LABELS "python")
-  # --roofline: the JSON report carries the bound and the run's fraction of it (schema 2.2: and the line kernels built in; 2.3: how the sweeps chose their stores; 2.4: the x faces the sweep stored; 2.5: the bound measured again after the run; 2.6: whether the rounds counted are blocked ones; 2.7: the kind an adaptive choice started from; 2.8: the bytes sent in place).
+  # --roofline: the JSON report carries the bound and the run's fraction of it (schema 2.2: and the line kernels built in; 2.3: how the sweeps chose their stores; 2.4: the x faces the sweep stored; 2.5: the bound measured again after the run; 2.6: whether the rounds counted are blocked ones; 2.7: the kind an adaptive choice started from; 2.8: the bytes sent in place; 2.9: a blocked run's cache ceiling, absent here).
   add_test(NAME python.report_schema_roofline
-           COMMAND ${MINIAPP_PYTHON} -c "import json, subprocess, sys; r = json.load(open(sys.argv[2])); rl = r['roofline']; assert r['schema_version'] == '2.8' and r['sweep_stores']['blocked_rounds'] is False and r['sweep_stores']['first'] == 'alternating' and 'x_faces_from_sweep_bytes' in r['halo_per_step_per_rank'] and 'in_place_bytes' in r['halo_per_step_per_rank'] and r['config']['sweep_stores'] == 'adaptive' and r['sweep_stores']['policy'] == 'adaptive' and r['config']['roofline'] is True and r['build']['line_kernels'] in ('AVX-512', 'AVX2', 'portable'), r['schema_version']; assert rl['bound_cells_per_s'] > 0 and rl['fraction'] > 0 and rl['streaming_bytes_per_s'] > 0, rl; assert abs(rl['fraction'] - r['figure_of_merit']['value'] / rl['bound_cells_per_s']) < 1e-9 * rl['fraction'], rl; a = rl['after']; assert a['bound_cells_per_s'] > 0 and abs(a['fraction'] - r['figure_of_merit']['value'] / a['bound_cells_per_s']) < 1e-9 * a['fraction'] and abs(rl['drift'] - (a['bound_cells_per_s'] / rl['bound_cells_per_s'] - 1)) < 1e-9, rl; sys.exit(subprocess.call([sys.executable, sys.argv[1], '--expect-verdict', 'VALID', sys.argv[2]]))"
+           COMMAND ${MINIAPP_PYTHON} -c "import json, subprocess, sys; r = json.load(open(sys.argv[2])); rl = r['roofline']; assert r['schema_version'] == '2.9' and 'cache_ceiling' not in rl and r['sweep_stores']['blocked_rounds'] is False and r['sweep_stores']['first'] == 'alternating' and 'x_faces_from_sweep_bytes' in r['halo_per_step_per_rank'] and 'in_place_bytes' in r['halo_per_step_per_rank'] and r['config']['sweep_stores'] == 'adaptive' and r['sweep_stores']['policy'] == 'adaptive' and r['config']['roofline'] is True and r['build']['line_kernels'] in ('AVX-512', 'AVX2', 'portable'), r['schema_version']; assert rl['bound_cells_per_s'] > 0 and rl['fraction'] > 0 and rl['streaming_bytes_per_s'] > 0, rl; assert abs(rl['fraction'] - r['figure_of_merit']['value'] / rl['bound_cells_per_s']) < 1e-9 * rl['fraction'], rl; a = rl['after']; assert a['bound_cells_per_s'] > 0 and abs(a['fraction'] - r['figure_of_merit']['value'] / a['bound_cells_per_s']) < 1e-9 * a['fraction'] and abs(rl['drift'] - (a['bound_cells_per_s'] / rl['bound_cells_per_s'] - 1)) < 1e-9, rl; sys.exit(subprocess.call([sys.executable, sys.argv[1], '--expect-verdict', 'VALID', sys.argv[2]]))"
                    ${SCHEMA_CHECK} ${CMAKE_CURRENT_BINARY_DIR}/report_roofline.json)
   set_tests_properties(python.report_schema_roofline PROPERTIES FIXTURES_REQUIRED report_roofline
-                       LABELS "python" PASS_REGULAR_EXPRESSION "valid against schema 2.8")
-  # With temporal blocking the stores counted are the blocked rounds' (schema 2.6).
+                       LABELS "python" PASS_REGULAR_EXPRESSION "valid against schema 2.9")
+  # With temporal blocking the stores counted are the blocked rounds' (schema 2.6), and the
+  # cache ceiling is the rate in cache on every rank over the redundant work (2.9).
   add_test(NAME python.report_blocked_rounds
-           COMMAND ${MINIAPP_PYTHON} -c "import json, subprocess, sys; r = json.load(open(sys.argv[2])); s = r['sweep_stores']; assert r['config']['temporal_blocking'] is True and s['blocked_rounds'] is True, s; sys.exit(subprocess.call([sys.executable, sys.argv[1], '--expect-verdict', 'VALID', sys.argv[2]]))"
+           COMMAND ${MINIAPP_PYTHON} -c "import json, subprocess, sys; r = json.load(open(sys.argv[2])); s = r['sweep_stores']; assert r['config']['temporal_blocking'] is True and s['blocked_rounds'] is True, s; c = r['roofline']['cache_ceiling']; g = r['config']['grid']; red = r['halo_per_step_per_rank']['redundant_updates']['avg'] / (g[0] * g[1] * g[2] / r['nranks']); close = lambda a, b: abs(a - b) <= 1e-9 * abs(b); assert red > 0 and close(c['redundant_fraction'], red) and close(c['cells_per_s'], c['in_cache_per_rank'] * r['nranks'] / (1 + red)) and close(c['fraction_of_bound'], c['cells_per_s'] / r['roofline']['bound_cells_per_s']) and close(c['fraction'], r['figure_of_merit']['value'] / c['cells_per_s']), c; sys.exit(subprocess.call([sys.executable, sys.argv[1], '--expect-verdict', 'VALID', sys.argv[2]]))"
                    ${SCHEMA_CHECK} ${CMAKE_CURRENT_BINARY_DIR}/report_blocked.json)
   set_tests_properties(python.report_blocked_rounds PROPERTIES FIXTURES_REQUIRED report_blocked
-                       LABELS "python" PASS_REGULAR_EXPRESSION "valid against schema 2.8")
+                       LABELS "python" PASS_REGULAR_EXPRESSION "valid against schema 2.9")
   # validate_report.py refuses a report whose bound after the run disagrees with its drift.
   add_test(NAME python.report_roofline_drift_checked
            COMMAND ${MINIAPP_PYTHON} -c "import json, subprocess, sys, tempfile; r = json.load(open(sys.argv[2])); r['roofline']['drift'] += 0.5; f = tempfile.NamedTemporaryFile('w', suffix='.json', delete=False); json.dump(r, f); f.close(); p = subprocess.run([sys.executable, sys.argv[1], f.name], capture_output=True, text=True); print(p.stdout); sys.exit(0 if p.returncode == 1 and 'roofline.drift is not' in p.stdout else 1)"

@@ -51,6 +51,14 @@ summary=$(grep -v PETSc "$work/roofline.txt" | grep -cE ' (1 x 2|2 x 1) +[01] of
 # The blocked rounds' row says what the cores compute in cache, the other limit.
 grep -qE '^ +1  bench temporal, best H / bound .* H=[0-9]+ tile [0-9x]+, cache ceiling [0-9]+\.[0-9]{2} x$' \
   "$work/roofline.txt" || { echo "FAIL: roofline targets: no cache ceiling on the blocked row"; exit 1; }
+# Where a main run blocked, its row gives its rounds' ceiling in cache too.
+for layout in 1xC Cx1; do
+  if grep -q '"cache_ceiling"' "$work/roofline/r1-$layout-main.json"; then
+    label=$([ $layout = 1xC ] && echo "1 x 2" || echo "2 x 1")
+    grep -qE "^ +1  main run, --halo-width auto / bound +$label .*, cache ceiling [0-9]+\.[0-9]{2} x\$" \
+      "$work/roofline.txt" || { echo "FAIL: roofline targets: no cache ceiling on the $label main row"; exit 1; }
+  fi
+done
 # With the PETSc peer built, its ratio is a row of the table too.
 if [ -x "$(dirname "$MINIAPP_EXE")/miniapp_petsc_halo" ]; then
   grep -qE '^ +1  halo exchange / PETSc DMDA +2 x 1 +[0-9]+\.[0-9]{3} +<= 0.5 ' "$work/roofline.txt" ||
