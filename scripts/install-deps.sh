@@ -6,8 +6,9 @@
 #
 # What it does, each step printed with its time:
 #   1. Debian packages: compilers, CMake, Open MPI, parallel HDF5, CLI11, FFTW, GoogleTest, the
-#      Python plotting modules, clang-tidy, Slurm and munge (for the real-Slurm test), only
-#      those not installed yet (apt-get install --no-install-recommends).
+#      Python plotting modules, clang-tidy, Slurm and munge (for the real-Slurm test), ParaView's
+#      Python module (for the test that opens the checkpoints' XDMF time series), only those not
+#      installed yet (apt-get install --no-install-recommends).
 #   2. Kokkos with the OpenMP backend, unless one is there already (Kokkos_ROOT, or
 #      $KOKKOS_PREFIX). Debian's libtrilinos-kokkos-dev has the Serial backend only (one
 #      thread per rank), so Kokkos 3.4.01 is built from Debian's own trilinos *source* package.
@@ -23,6 +24,8 @@
 #   MINIAPP_SKIP_APT   set to 1 to skip the Debian packages (e.g. on a cluster with modules)
 #   MINIAPP_WITH_SLURM set to 0 to leave out slurm-wlm and munge (installing them on a host with
 #                      systemd enables their services)
+#   MINIAPP_WITH_PARAVIEW set to 0 to leave out python3-paraview (about 80 MB to download and
+#                      0.8 GB installed; without it checkpoint.paraview_time_series is skipped)
 #   MINIAPP_WITH_PEERS set to 1 to also install the optional comparison peers
 #                      (petsc-dev, libfftw3-mpi-dev, python3-mpi4py-fft)
 set -euo pipefail
@@ -47,6 +50,9 @@ packages=(
 )
 if [ "${MINIAPP_WITH_SLURM:-1}" != 0 ]; then
   packages+=(slurm-wlm munge)  # tests/slurm_real.sh: a one-node Slurm (scripts/slurm-local.sh)
+fi
+if [ "${MINIAPP_WITH_PARAVIEW:-1}" != 0 ]; then
+  packages+=(python3-paraview)  # tests/checkpoint_paraview.sh: Xdmf3ReaderT reads the series
 fi
 if [ "${MINIAPP_WITH_PEERS:-0}" = 1 ]; then
   packages+=(petsc-dev libfftw3-mpi-dev python3-mpi4py-fft python3-mpi4py)
