@@ -73,6 +73,27 @@ def main():
                     problems.append("roofline.drift is not after over the bound before, less 1")
                 if abs(after["fraction"] * after["bound_cells_per_s"] - fom) > 1e-9 * max(fom, 1):
                     problems.append("roofline.after.fraction is not the FOM over its bound")
+            # A blocked run's cache ceiling: the rate in cache on every rank over the redundant
+            # work, against the bound and the FOM.
+            ceiling = rl.get("cache_ceiling")
+            if ceiling and rl.get("bound_cells_per_s", 0) > 0:
+                def off(a, b):
+                    return abs(a - b) > 1e-9 * max(abs(b), 1e-300)
+                grid = cfg["grid"]
+                owned = grid[0] * grid[1] * grid[2] / report["nranks"]
+                redundant = report["halo_per_step_per_rank"]["redundant_updates"]["avg"] / owned
+                cells = ceiling["in_cache_per_rank"] * report["nranks"] / (1 + redundant)
+                if off(ceiling["redundant_fraction"], redundant):
+                    problems.append("roofline.cache_ceiling.redundant_fraction is not the "
+                                    "redundant updates over the owned cells per rank")
+                if off(ceiling["cells_per_s"], cells):
+                    problems.append("roofline.cache_ceiling.cells_per_s is not in_cache_per_rank "
+                                    "x nranks / (1 + redundant_fraction)")
+                if off(ceiling["fraction_of_bound"], ceiling["cells_per_s"] / rl["bound_cells_per_s"]):
+                    problems.append("roofline.cache_ceiling.fraction_of_bound is not cells_per_s "
+                                    "over the bound")
+                if off(ceiling["fraction"], fom / ceiling["cells_per_s"]):
+                    problems.append("roofline.cache_ceiling.fraction is not the FOM over cells_per_s")
             for p in problems:
                 print(f"{path}: {p}")
             errors += [None] * len(problems)

@@ -53,7 +53,8 @@ grep -qE '^ +1  bench temporal, best H / bound .* H=[0-9]+ tile [0-9x]+, cache c
   "$work/roofline.txt" || { echo "FAIL: roofline targets: no cache ceiling on the blocked row"; exit 1; }
 # Where a main run blocked, its row gives its rounds' ceiling in cache too.
 for layout in 1xC Cx1; do
-  if grep -q '"cache_ceiling"' "$work/roofline/r1-$layout-main.json"; then
+  if "$python" -c 'import json, sys; sys.exit(0 if json.load(open(sys.argv[1]))["config"]["temporal_blocking"] else 1)' \
+      "$work/roofline/r1-$layout-main.json"; then
     label=$([ $layout = 1xC ] && echo "1 x 2" || echo "2 x 1")
     grep -qE "^ +1  main run, --halo-width auto / bound +$label .*, cache ceiling [0-9]+\.[0-9]{2} x\$" \
       "$work/roofline.txt" || { echo "FAIL: roofline targets: no cache ceiling on the $label main row"; exit 1; }
