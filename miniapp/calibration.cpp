@@ -174,11 +174,10 @@ HaloWidthChoice choose_halo_width(const Config& config, const Roofline* roofline
     c = BlockingChoice{ints[0], true, {ints[1], ints[2], ints[3]}, rates[0], rates[1]};
   }
 
-  // The model can be wrong about a machine: on AMD Zen 5 it predicted H = 4 blocked at 1.10 x
-  // the plain sweep, and the run got 0.82 x; in other runs there it predicted no blocked
-  // setting faster than plain, where H = 5 and 6 blocked time 1.2-1.4 x the plain sweep. So
-  // it only says where to start the walk (walk_widths), each width timed a few rounds on a
-  // block of its own; the fastest timed is kept where it beats the plain sweep timed above.
+  // The model can be wrong about a machine: it idealises a round's overlap of memory and
+  // arithmetic, and takes the kernels' rate in cache from a small block. So it only says where
+  // to start the walk (walk_widths), each width timed a few rounds on a block of its own; the
+  // fastest timed is kept where it beats the plain sweep timed above.
   // Every rank times, and all compare the slowest rank's figures (in: the same on every rank,
   // so is the plain rate below): the same decision everywhere.
   BlockingChoice& c = out.choice;

@@ -225,7 +225,7 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
     }
     config = with_halo_width(config, c);
     first_stores = auto_width.stores;
-    if (c.blocking) blocked_cache_rate = m.cache_rate;
+    if (c.blocking && roofline) blocked_cache_rate = m.cache_rate;
     memory = preflight(config, comm);  // the chosen width's ghosts and messages
   }
   // The blocked rounds' other ceiling, beside the copy: their line kernels in cache (a few

@@ -156,16 +156,15 @@ struct BlockingChoice {
 
 /// Choose the halo width and temporal blocking from a model of the step. A plain sweep costs
 /// the time of its memory traffic plus the time of its arithmetic (the two did not overlap
-/// where measured). A blocked round fetches its block ahead and streams its output while it
-/// computes, so it is taken at the roofline: the longer of the two. Per owned cell and sub-step
+/// where measured). A blocked round fetches u ahead and writes v while it computes, so it is
+/// taken at its idealised roofline: the longer of the two. Per owned cell and sub-step
 ///   plain      1 / plain_rate  (or 1 / memory_rate + 1 / cache_rate)
 ///   blocked H  max(1 / (H memory_rate), chained_work(n, tile, H) (1 + 64 / tile_x) / cache_rate)
 /// plus, per sub-step, (exchange_latency + exchange_transfer * shell(H) / shell(1)) / (H cells),
 /// shell(H) the ghost cells of width H: the deep halo's rarer, bigger messages. So the model's
 /// best H lies where the round turns compute-bound: a narrower one waits on memory, a wider one
-/// only adds redundant work. (Summed, as for the plain sweep, the two terms always ranked the
-/// widest H first; on AMD Zen 5 timed rounds peaked at H = 2-4 and fell a median 16 % by
-/// H = 7-8, and a calibration walking down from H = 8 often stopped before it reached them.)
+/// only adds redundant work. (Summed, as for the plain sweep, the two terms always rank the
+/// widest H first, far from where timed rounds peak: src/README.md, temporal blocking.)
 /// Never returns a setting predicted slower than H = 1 plain (ties go to plain). Pure.
 BlockingChoice choose_blocking(const BlockingModelInputs& in);
 
