@@ -75,6 +75,8 @@ RunReport make_report(const RunPieces& p) {
   r.swept_bytes_per_step = reduce_stat(double(h.bytes_from_sweep) / steps, comm);
   r.in_place_bytes_per_step = reduce_stat(double(h.bytes_in_place) / steps, comm);
   r.redundant_per_step = reduce_stat(double(t.redundant) / steps, comm);
+  r.stencil_per_cell = reduce_stat(
+      t.stencil / double(std::max<std::int64_t>(stepper.field().interior().count(), 1)), comm);
   r.hidden = reduce_stat(t.hidden, comm);
   r.refill = reduce_stat(t.refill, comm);
   r.start = reduce_stat(h.start, comm);
@@ -190,6 +192,16 @@ void print_report(std::ostream& os, const RunReport& r) {
   row("refill", r.refill);
   if (c.overlap) row("comm hidden", r.hidden);
   row("loop", r.loop);
+  if (r.nranks > 1) {
+    const double ratio = r.imbalance();
+    os << "  balance       stencil time per owned cell, slowest rank over fastest: "
+       << fmt(ratio, "%.2f");
+    if (ratio > 1 + kImbalanceNoted)
+      os << "; more than " << fmt(100 * kImbalanceNoted, "%.0f")
+         << " % on equal work: some rank's core computed slower than the others' (shared, "
+            "throttled or busy), and the figure of merit follows the slowest rank";
+    os << "\n";
+  }
   os << "  throughput    " << fmt(r.cell_updates_per_second, "%.4e")
      << " cell updates/s (global cells x steps / slowest rank's loop time)\n";
   const double rate = r.fom.cell_updates_per_second;
@@ -434,6 +446,9 @@ std::string report_json(const RunReport& r) {
   }
 
   const StoresSummary& st = r.stores;
+  j["balance"] = {{"stencil_per_cell", stat(r.stencil_per_cell)},
+                  {"slowest_over_fastest", r.imbalance()}};
+
   j["sweep_stores"] = {
       {"policy", to_string(st.policy)},
       {"from_memory", st.from_memory},

@@ -82,6 +82,7 @@ struct RunReport {
   /// buffer (whole padded planes): never packed or unpacked.
   Stat in_place_bytes_per_step;
   Stat redundant_per_step;             ///< redundant cell updates (deep halos)
+  Stat stencil_per_cell;               ///< stencil seconds per owned cell, over ranks
   Stat hidden, refill, start;          ///< seconds: comm hidden by --overlap, refills, posting
   double cell_updates_per_second = 0;  ///< global cells * steps / max loop time
   FieldSummary summary;
@@ -110,6 +111,11 @@ struct RunReport {
   std::int64_t launch_steps() const { return last_step - first_step; }
   /// Whether this launch alone ran the whole run, from step 0 to --steps.
   bool whole_run() const { return first_step == 0 && last_step == config.steps; }
+  /// The slowest rank's stencil time per owned cell over the fastest's (1 with no time): the
+  /// ranks do equal work per cell, so beyond 1 + kImbalanceNoted some rank computed slower.
+  double imbalance() const {
+    return stencil_per_cell.min > 0 ? stencil_per_cell.max / stencil_per_cell.min : 1.0;
+  }
   /// Redundant cell updates per owned one (deep halos; the ranks' average).
   double redundant_fraction() const;
   /// The other ceiling of a blocked run, beside the copy bound: blocked_cache_rate on every
@@ -118,6 +124,11 @@ struct RunReport {
   /// above it, no tiling reaches it on this machine at this moment. 0 without the rate.
   double cache_ceiling() const;
 };
+
+/// Ranks whose stencil times per owned cell differ by more than this make the report say so:
+/// on equal work, a rank's core ran slower (shared, throttled or busy), and the figure of merit
+/// follows the slowest rank. Quiet ranks on one machine differ by a few per cent.
+inline constexpr double kImbalanceNoted = 0.10;
 
 /// Version of the JSON report's layout: minor for added fields, major for changed ones.
 inline constexpr const char* kReportSchemaVersion = "2.9";

@@ -7,11 +7,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "affinity.hpp"
 #include "field.hpp"
 #include "progress.hpp"
+#include "report.hpp"
 #include "test_support.hpp"
 #include "text.hpp"
 #include "verdict.hpp"
@@ -172,6 +174,34 @@ TEST(Progress, IntervalAndLine) {
   EXPECT_EQ(progress_line(10, 100, 60.0), "progress: step 10/100 (10.0%), 60 s/step, ETA 90 min");
   EXPECT_EQ(progress_line(10, 100, 100.0), "progress: step 10/100 (10.0%), 100 s/step, ETA 2.5 h");
   EXPECT_EQ(progress_line(50, 100, 3.0), "progress: step 50/100 (50.0%), 3 s/step, ETA 2.5 min");
+}
+
+TEST(Procurement, ReportSaysWhenARankComputedSlower) {
+  RunReport r;
+  r.nranks = 2;
+  r.stencil_per_cell = {1.0e-9, 1.02e-9, 1.05e-9};
+  const auto text = [&] {
+    std::ostringstream os;
+    print_report(os, r);
+    return os.str();
+  };
+  EXPECT_DOUBLE_EQ(r.imbalance(), 1.05);
+  EXPECT_NE(text().find("\n  balance       stencil time per owned cell, slowest rank over "
+                        "fastest: 1.05\n"),
+            std::string::npos)
+      << text();
+  EXPECT_NE(report_json(r).find("\"slowest_over_fastest\": 1.05"), std::string::npos);
+  // A rank 40 % slower on equal work: the line says so.
+  r.stencil_per_cell.max = 1.4e-9;
+  EXPECT_NE(text().find("fastest: 1.40; more than 10 % on equal work: some rank's core computed "
+                        "slower than the others'"),
+            std::string::npos)
+      << text();
+  // No time measured: 1, not a division by zero; one rank: no line.
+  r.stencil_per_cell = {};
+  EXPECT_DOUBLE_EQ(r.imbalance(), 1.0);
+  r.nranks = 1;
+  EXPECT_EQ(text().find("balance"), std::string::npos);
 }
 
 }  // namespace
