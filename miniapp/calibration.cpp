@@ -115,6 +115,12 @@ Roofline measure_roofline(const Config& config, MPI_Comm comm, double seconds) {
   return r;
 }
 
+double blocked_rounds_cache_rate(int points, MPI_Comm comm) {
+  // Blocked rounds give each plane's rows to stencil_rows; the plain sweep has tiles and stores
+  // of its own.
+  return reduce_stat(in_cache_sweep_rate(points, 30, InCacheKernels::Rows), comm).min;
+}
+
 HaloWidthChoice choose_halo_width(const Config& config, const Roofline* roofline, MPI_Comm comm) {
   int rank = 0, nranks = 1;
   MPI_Comm_rank(comm, &rank);
@@ -134,12 +140,7 @@ HaloWidthChoice choose_halo_width(const Config& config, const Roofline* roofline
 
   const Roofline copy = roofline ? *roofline : measure_roofline(config, comm, 0.2);
   in.memory_rate = copy.bound() / nranks;
-  // The full default sample (a few ms): with fewer, one disturbed sample on one rank halved the
-  // rate and the choice fell back to plain sweeps.
-  // Blocked rounds give each plane's rows to stencil_rows; the plain sweep has tiles and stores
-  // of its own.
-  in.cache_rate =
-      reduce_stat(in_cache_sweep_rate(config.stencil, 30, InCacheKernels::Rows), comm).min;
+  in.cache_rate = blocked_rounds_cache_rate(config.stencil, comm);
   SweepStores plain_stores = SweepStores::Auto;
   {
     // The plain sweep of this block, from memory as in the run (its own pair of fields, freed

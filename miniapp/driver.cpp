@@ -19,7 +19,6 @@
 #include "preflight.hpp"
 #include "report.hpp"
 #include "restart.hpp"
-#include "stencil.hpp"
 #include "text.hpp"
 #include "timer.hpp"
 #include "verdict.hpp"
@@ -200,7 +199,7 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
     }
   }
   SweepStores first_stores = SweepStores::Auto;  // where the stores are chosen, the first kind
-  double blocked_cache_rate = 0;  // per rank, for the report's ceiling of blocked rounds
+  double calibrated_cache_rate = 0;              // per rank: the blocked rounds' kernels in cache
   if (config.halo_width_auto) {
     const HaloWidthChoice auto_width =
         choose_halo_width(config, roofline ? &*roofline : nullptr, comm);
@@ -225,14 +224,16 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
     }
     config = with_halo_width(config, c);
     first_stores = auto_width.stores;
-    if (c.blocking && roofline) blocked_cache_rate = m.cache_rate;
+    calibrated_cache_rate = m.cache_rate;
     memory = preflight(config, comm);  // the chosen width's ghosts and messages
   }
   // The blocked rounds' other ceiling, beside the copy: their line kernels in cache (a few
-  // ms; the calibration has measured it where it ran).
-  if (roofline && config.temporal_blocking && blocked_cache_rate == 0)
-    blocked_cache_rate =
-        reduce_stat(in_cache_sweep_rate(config.stencil, 30, InCacheKernels::Rows), comm).min;
+  // ms, where the calibration has not measured it).
+  double blocked_cache_rate = 0;
+  if (roofline && config.temporal_blocking)
+    blocked_cache_rate = calibrated_cache_rate > 0
+                             ? calibrated_cache_rate
+                             : blocked_rounds_cache_rate(config.stencil, comm);
   if (config.explain && rank == 0)
     std::cout << explain(config, nranks, config.explain_rank) << std::flush;
   preflight_checkpoints(config, comm);

@@ -412,8 +412,8 @@ void PointToPointHalo::start_phase(Field& u, int phase) {
     counters_.pack_by_phase[std::size_t(phase)] += counters_.pack - before;
   } else {
     // Nothing to pack (every message of the phase goes from the field in place, or none goes):
-    // no pack to time, but the field must be complete before MPI reads it. An empty timed
-    // region had counted a fence, or a preemption on a loaded machine, as packing.
+    // no pack to time (an empty timed region would count a fence, or a preemption on a loaded
+    // machine, as packing), but the field must be complete before MPI reads it.
     Kokkos::fence();  // the field itself is the send buffer
   }
   if (!send.empty()) {

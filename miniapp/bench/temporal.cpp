@@ -12,9 +12,9 @@
 //            cells with ordinary and with streaming stores; the bound of any single sweep is
 //            the better copy bandwidth / 16 B per cell update
 //   cache    the other limit: the rows kernel a round runs, on a block that stays in cache
-//            (in_cache_sweep_rate), over a tile's redundant work. A round moves memory too, so
-//            it runs below this; where even this is under 1.1 x the bound, no tiling reaches
-//            the target on this machine at this copy
+//            (blocked_rounds_cache_rate), over a tile's redundant work. A round moves memory too,
+//            so it runs below this; where even this is under 1.1 x the bound, no tiling reaches the
+//            target on this machine at this copy
 // The rate is effective: owned cells x H / time per round (redundant updates are overhead).
 // Blocking beats the bound when each cell comes from memory less than once per sub-step.
 #include <CLI/CLI.hpp>
@@ -133,8 +133,7 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
     });
     const double plain = cells * nranks * h / t_plain.seconds;
     // The rows kernel in cache, measured beside this width's copy (the machine moves).
-    const double cache =
-        reduce_stat(in_cache_sweep_rate(points, 30, InCacheKernels::Rows), comm).min * nranks;
+    const double cache = blocked_rounds_cache_rate(points, comm) * nranks;
     if (rank == 0) {
       std::printf(
           "\n  H=%d  copy %.2f GB/s ordinary, %.2f GB/s streaming -> bound %.4e cell "
