@@ -312,12 +312,14 @@ TemporalBlocking::TemporalBlocking(const Field& u, const Index3& tile, std::vect
   }
   const auto chains = std::count(cont_.begin(), cont_.end(), 0);
 
-  for (int k = 1; k <= rounds; ++k) {
-    std::int64_t updates = 0;
-    for (std::size_t t = 0; t < tiles_.size(); ++t)
-      for (int s = 0; s < k; ++s) updates += update_box(tiles_[t], k, s, cont_[t]).count();
-    redundant_.push_back(updates - k * interior.count());
-  }
+  for (const bool levels_wrap : {false, true})
+    for (int k = 1; k <= rounds; ++k) {
+      std::int64_t updates = 0;
+      for (std::size_t t = 0; t < tiles_.size(); ++t)
+        for (int s = 0; s < k; ++s)
+          updates += update_box(tiles_[t], k, s, cont_[t], levels_wrap).count();
+      redundant_[levels_wrap].push_back(updates - k * interior.count());
+    }
   // Per thread: a ring of 3 planes of the scratch box for each level but the last (which
   // writes v directly; one sub-step goes from u to v with no scratch at all).
   for (const Box& T : tiles_) {
@@ -359,8 +361,14 @@ Box TemporalBlocking::cone(const Box& T, int g, bool cont) const {
   return b;
 }
 
-Box TemporalBlocking::update_box(const Box& T, int k, int s, bool cont) const {
-  return cone(T, k - 1 - s, cont).intersect(regions_[s]);
+Box TemporalBlocking::update_box(const Box& T, int k, int s, bool cont, bool levels_wrap) const {
+  Box R = cone(T, k - 1 - s, cont).intersect(regions_[s]);
+  if (levels_wrap) R.lo[0] = T.lo[0], R.hi[0] = T.hi[0];
+  return R;
+}
+
+bool TemporalBlocking::levels_wrap_x(XGhosts x_ghosts) const {
+  return x_ghosts == XGhosts::Wrap && tile_[0] == n_[0];
 }
 
 bool TemporalBlocking::run(const Field& u, Field& v, int k, int first, int last, SweepStores stores,
@@ -393,6 +401,7 @@ bool TemporalBlocking::run(const Field& u, Field& v, int k, int first, int last,
   // runs, and at H = 2 0.946 and 0.977 (six).
   const bool wrap = x_ghosts == XGhosts::Wrap && points_ == 7 && tile_[0] == n_[0] &&
                     (last_mode != LineMode::Stream || streamed_wrap_fits(v));
+  const bool levels_wrap = levels_wrap_x(x_ghosts);
   if (first >= last) return wrap;
   // Each thread runs whole chains (of those in [first, last)), their tiles in order: segment
   // g is the tiles [starts[g], starts[g + 1]) of chain chain_of[g] (its hand-over store).
@@ -417,7 +426,7 @@ bool TemporalBlocking::run(const Field& u, Field& v, int k, int first, int last,
         double* store = handover ? handover + handover_capacity * seg_chain[g] : nullptr;
         for (int t = seg[g]; t < seg[g + 1]; ++t)
           self->run_tile(tiles[t], k, in_u, out_v, scratch + capacity * id, first_mode, last_mode,
-                         wrap, cont[t] != 0, store);
+                         wrap, levels_wrap, cont[t] != 0, store);
         if (last_mode == LineMode::Stream) publish_streamed();
         token.release(id);
       });
@@ -427,7 +436,7 @@ bool TemporalBlocking::run(const Field& u, Field& v, int k, int first, int last,
 
 void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const Window& out_v,
                                 double* ring, LineMode first_mode, LineMode last_mode, bool wrap,
-                                bool cont, double* handover) const {
+                                bool levels_wrap, bool cont, double* handover) const {
   // Level s (sub-step s) computes the planes z of R_s in increasing z, one step behind level
   // s-1: at step t level s computes plane t - s, whose inputs (planes t-s-1 .. t-s+1 of level
   // s-1) are then complete. Levels below the last keep their planes in a ring of 3 (plane z
@@ -504,7 +513,7 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
 
   int t_first = 0, t_last = 0;
   for (int s = 0; s < k; ++s) {
-    const Box R = update_box(T, k, s, cont);
+    const Box R = update_box(T, k, s, cont, levels_wrap);
     t_first = s == 0 ? R.lo[2] : std::min(t_first, R.lo[2] + s);
     t_last = std::max(t_last, R.hi[2] + s);
   }
@@ -518,7 +527,7 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
   // 8.5-9.5 against 10.7-12.0. Two planes ahead was slower (H = 4 16.5-17.6), and the first
   // sub-step without its own fetch as well (17.8-22.1).
   const bool fetch_u = first_mode == LineMode::Prefetch && points_ == 7 && k > 1 && !two_d_;
-  const Box R0 = update_box(T, k, 0, cont);
+  const Box R0 = update_box(T, k, 0, cont, levels_wrap);
   FetchAhead ahead;
   const auto& a = a_;
   for (int t = t_first; t <= t_last; ++t)
@@ -534,7 +543,7 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
         }
       }
       const int z = t - s;
-      const Box R = update_box(T, k, s, cont);
+      const Box R = update_box(T, k, s, cont, levels_wrap);
       if (z >= R.lo[2] && z < R.hi[2]) {
         // Inputs: u (level 0) or the ring of level s-1; output: the ring of level s or v.
         const double* in_plane = s == 0 ? nullptr : slot_of(s - 1, z);
@@ -570,6 +579,10 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
                                   above, a.ax, a.ay, a.az, r == 0, r == rows - 1);
 #endif
         }
+        // The x ghosts the next level reads, copied from the other end of each row (before
+        // the hand-over and the boundary fills read whole rows).
+        if (s < k - 1 && levels_wrap)
+          wrap_rows_copied(o, R.extent(0), R.extent(1), k - 1 - s, out_sy);
         if (s < k - 1) {
           // The hand-over: the 2 rows below this level's first row come from the predecessor,
           // this level's 2 last rows go to the successor (the chain's slot for level s and

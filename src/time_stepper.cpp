@@ -218,7 +218,8 @@ void TimeStepper::advance(int k) {
   const double swept = times_.stencil, copied = halo_->counters().x_face_copy;
   if (blocking_) {  // the k sub-steps fused over tiles (temporal_blocking.hpp)
     x_current_ = blocked_round(k);
-    times_.redundant += blocking_->redundant(k);
+    times_.redundant +=
+        blocking_->redundant(k, halo_->x_faces_from_sweep() ? XGhosts::Wrap : XGhosts::Leave);
     std::swap(u_, v_);
     // Per owned cell and sub-step: rounds of k sub-steps compare with rounds of k, and a round
     // that left the x faces to the next exchange pays that copy too, as a plain one does.

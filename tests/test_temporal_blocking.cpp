@@ -151,6 +151,15 @@ TEST(TemporalBlocking, ChainsCutTheConesOverlapAlongYAndStayBitIdentical) {
   for (const Box& T : tb.tiles())
     for (int g = 0; g <= 3; ++g) cones += T.grown(g).count();
   EXPECT_EQ(tb.redundant(4), cones - continued * saved - 4 * owned.count());
+  // Where x is periodic over the rank alone, the levels below the last keep x to the block's
+  // 12 cells and copy their x ghosts from the rows' other ends: no cone along x.
+  std::int64_t saved_wrapped = 0, cones_wrapped = 0;
+  for (int g = 1; g <= 3; ++g) saved_wrapped += std::int64_t(2) * g * 12 * (10 + 2 * g);
+  for (const Box& T : tb.tiles())
+    for (int g = 0; g <= 3; ++g)
+      cones_wrapped += std::int64_t(12) * (T.extent(1) + 2 * g) * (T.extent(2) + 2 * g);
+  EXPECT_EQ(tb.redundant(4, XGhosts::Wrap),
+            cones_wrapped - continued * saved_wrapped - 4 * owned.count());
   // Bit for bit: every boundary kind and stencil, chained tiles of 8 and of 6 rows (two z
   // columns), 1 and 2 ranks along y and x.
   const int n =
