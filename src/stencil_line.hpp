@@ -284,9 +284,11 @@ KOKKOS_INLINE_FUNCTION void wrap_line7_streamed(const double* __restrict c, doub
 }
 #endif
 
-/// The x ghosts of `rows` 7-point lines of one plane just written with ordinary stores, where x
-/// is periodic over one rank: copied from the lines' own cells (h per side; row j at
-/// out + j out_sy), which a round's tiles have in the L1 or L2 by then. Run after the whole
+/// The x ghosts of `rows` lines of one plane just written with ordinary stores, where x is
+/// periodic over one rank: copied from the lines' own cells (h per side; row j at
+/// out + j out_sy), which a round's tiles have in the L1 or L2 by then: v's rows written by a
+/// blocked round's last sub-step (7-point), and the ring rows of the sub-steps below it (both
+/// stencils). Run after the whole
 /// plane, so that the loads find the stores of all but its last rows retired. Where the vector
 /// kernels wrote whole vectors at both ends (rows on 64-byte lines, n a multiple of 8, h <= 8),
 /// one vector load and one masked store a side.

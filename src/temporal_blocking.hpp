@@ -29,11 +29,11 @@
 // the cone does not grow along x: every level updates the block's cells of its rows, and copies
 // the x ghosts the next level reads from the other end of each row, as the exchange would. A
 // ghost's value is its periodic image's (same expression, same inputs), so the copy is the value
-// the cone computed; the lines keep to whole vectors on 64-byte lines, without the masked ends
-// a grown line pays for. Measured on AMD Zen 5, 256^3, rounds of the automatic tiles with and
-// without in turn in one process (38 pairs each, median ratio of the times): 1 x 2 threads
-// H = 2 1.00, H = 3 0.99, H = 4 0.98-0.99, H = 6 and 8 0.98; 2 ranks x 1 thread H = 2 0.98-0.99,
-// H = 4 0.99.
+// the cone computed; where the block's x extent is a multiple of 8, the lines keep to whole
+// vectors on 64-byte lines, without the masked ends a grown line pays for. Measured on AMD Zen 5,
+// 256^3, rounds of the automatic tiles with and without in turn in one process (38 pairs each,
+// median ratio of the times): 1 x 2 threads H = 2 1.00, H = 3 0.99, H = 4 0.98-0.99, H = 6 and 8
+// 0.98; 2 ranks x 1 thread H = 2 0.98-0.99, H = 4 0.99.
 //
 // Chains take most of that overlap away along y. The tiles of one x and z range (a column)
 // run in order of y on one thread, and a tile after the first (continued) does not grow its
@@ -225,10 +225,12 @@ class TemporalBlocking {
   /// round (their hand-over).
   /// `stores`: how the last sub-step writes v where the fields come from memory
   /// (sweep_streams_from_memory): streaming stores unless SweepStores::Ordinary, as a plain
-  /// sweep's. `x_ghosts`: XGhosts::Wrap where x is periodic over this rank alone asks the last
-  /// sub-step to store v's x ghosts too (stencil.hpp), which it does for the 7-point stencil in
-  /// tiles that span the block along x, with ordinary stores or where streamed_wrap_fits(v).
-  /// Returns whether it did. Launches a kernel and fences.
+  /// sweep's. `x_ghosts`: XGhosts::Wrap where x is periodic over this rank alone (u's x ghosts
+  /// valid) asks the last sub-step to store v's x ghosts too (stencil.hpp), which it does for
+  /// the 7-point stencil in tiles that span the block along x, with ordinary stores or where
+  /// streamed_wrap_fits(v); there the sub-steps below the last copy their x ghosts instead of
+  /// computing them, for both stencils (levels_wrap_x). Returns whether the last stored v's.
+  /// Launches a kernel and fences.
   bool run(const Field& u, Field& v, int k, int first, int last,
            SweepStores stores = SweepStores::Auto, XGhosts x_ghosts = XGhosts::Leave) const;
   /// Run k sub-steps of every tile.
