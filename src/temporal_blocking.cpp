@@ -399,9 +399,9 @@ bool TemporalBlocking::run(const Field& u, Field& v, int k, int first, int last,
   // faces took 0.86 of the exchange's 1.35 ms at H = 4; storing them, a blocked step took 0.945
   // (ordinary stores) and 0.977 (streaming) of the time without, medians of ten alternating
   // runs, and at H = 2 0.946 and 0.977 (six).
-  const bool wrap = x_ghosts == XGhosts::Wrap && points_ == 7 && tile_[0] == n_[0] &&
-                    (last_mode != LineMode::Stream || streamed_wrap_fits(v));
   const bool levels_wrap = levels_wrap_x(x_ghosts);
+  const bool wrap =
+      levels_wrap && points_ == 7 && (last_mode != LineMode::Stream || streamed_wrap_fits(v));
   if (first >= last) return wrap;
   // Each thread runs whole chains (of those in [first, last)), their tiles in order: segment
   // g is the tiles [starts[g], starts[g + 1]) of chain chain_of[g] (its hand-over store).

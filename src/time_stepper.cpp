@@ -186,7 +186,7 @@ void TimeStepper::overlapped_exchange(int items, const std::function<void(int, i
 bool TimeStepper::blocked_round(int k) {
   const TemporalBlocking& tb = *blocking_;
   const int all = int(tb.tiles().size()), inner = tb.inner_tiles();
-  const XGhosts x_ghosts = halo_->x_faces_from_sweep() ? XGhosts::Wrap : XGhosts::Leave;
+  const XGhosts x_ghosts = blocked_x_ghosts();
   if (!halo_options_.overlap) {
     {
       ScopedTimer timer(times_.halo, "miniapp::halo");
@@ -218,8 +218,7 @@ void TimeStepper::advance(int k) {
   const double swept = times_.stencil, copied = halo_->counters().x_face_copy;
   if (blocking_) {  // the k sub-steps fused over tiles (temporal_blocking.hpp)
     x_current_ = blocked_round(k);
-    times_.redundant +=
-        blocking_->redundant(k, halo_->x_faces_from_sweep() ? XGhosts::Wrap : XGhosts::Leave);
+    times_.redundant += blocking_->redundant(k, blocked_x_ghosts());
     std::swap(u_, v_);
     // Per owned cell and sub-step: rounds of k sub-steps compare with rounds of k, and a round
     // that left the x faces to the next exchange pays that copy too, as a plain one does.

@@ -132,6 +132,11 @@ class TimeStepper {
   /// no ghost if asked), then all tiles; v receives the result. Returns whether the tiles stored
   /// v's x ghosts (XGhosts::Wrap where the exchange can leave them to the sweep).
   bool blocked_round(int k);
+  /// What the blocked rounds do with x ghosts: XGhosts::Wrap where the exchange leaves the x
+  /// faces to the sweeps (x periodic over this rank alone).
+  XGhosts blocked_x_ghosts() const {
+    return halo_->x_faces_from_sweep() ? XGhosts::Wrap : XGhosts::Leave;
+  }
   /// Tell the store choice what the round just done cost per cell of `cells`: its sweeps' time
   /// (the stencil timer since `swept`), plus the x faces' copy it left to the next exchange
   /// where it did not store them; `copied` is the halo's x_face_copy counter before the round.
