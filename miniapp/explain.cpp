@@ -118,8 +118,8 @@ void halo_exchange(std::ostream& os, const Config& c, const HaloPlan& plan, cons
         os << "; subarray sizes " << joined(shape.storage_ext(), "x") << " subsizes "
            << joined(m.send.extents(), "x") << " starts " << joined(m.send.lo, ",");
       else if (m.peer == self && is_x_face(m.dir) && !c.temporal_blocking && c.stencil == 7)
-        os << "; stored by the sweep as it writes each line where it takes ordinary stores, "
-              "else copied from the field to its ghosts as the exchange starts (no MPI)";
+        os << "; stored by the sweep as it writes each line where it can, else copied from the "
+              "field to its ghosts as the exchange starts (no MPI)";
       else if (m.peer == self)
         os << "; copied from the field to its ghosts (no buffer, no MPI)";
       const bool in_place = kernel && sent_in_place(m, shape, self);
