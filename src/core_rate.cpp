@@ -3,6 +3,7 @@
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -23,6 +24,19 @@ constexpr int kLanes = 4;
 constexpr int kLanes = 2;
 #endif
 using Vec = double __attribute__((vector_size(8 * kLanes)));
+
+/// The seconds since `start` of a timed loop whose results are the chains `a`; leaves a value
+/// depending on every chain in `sink`, so that nothing is optimised away. The clock is read
+/// first: the chains' sum is not part of the loop.
+template <std::size_t N>
+double stop(std::chrono::steady_clock::time_point start, const Vec (&a)[N], double& sink) {
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  Vec all = {};
+  for (const Vec& x : a) all += x;
+  sink = all[0] + all[kLanes - 1];
+  return seconds;
+}
 
 /// Independent chains of operations: more than latency x ports (4 x 2 on current x86), so the
 /// ports are the limit, and with their operand few enough to stay in the 16 vector registers
@@ -48,12 +62,7 @@ double chains(std::int64_t iterations, double seed, double& sink) {
         a[c] *= b;
     }
   }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  Vec all = {};
-  for (const Vec& x : a) all += x;
-  sink = all[0] + all[kLanes - 1];
-  return seconds;
+  return stop(start, a, sink);
 }
 
 /// Seconds of the median thread when every thread at once runs timed(t, sink) (which times its
@@ -112,12 +121,7 @@ double l2_passes(const Vec* buffer, std::int64_t passes, double& sink) {
     for (std::int64_t i = 0; i < vectors; i += kL2Chains)
 #pragma GCC unroll 8
       for (int c = 0; c < kL2Chains; ++c) a[c] += buffer[i + c];
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  Vec all = {};
-  for (const Vec& x : a) all += x;
-  sink = all[0] + all[kLanes - 1];
-  return seconds;
+  return stop(start, a, sink);
 }
 
 /// Bytes per second each thread reads from its own L2 buffer, every thread at once; the
