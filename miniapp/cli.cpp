@@ -3,10 +3,11 @@
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdlib>
-#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <string>
+#include <type_traits>
 
 #include "names.hpp"
 #include "toml_input.hpp"
@@ -27,12 +28,21 @@ std::optional<std::string> config_file_argument(int argc, char** argv) {
 }
 
 /// Validator mapping names (case-insensitive) to enum values; --help shows the option as NAME
-/// with its default spelled out (set with default_str) rather than the enum's number.
+/// with its default spelled out (set with default_str) rather than the enum's number. Anything
+/// else is refused with the names to choose from ("--halo: 'x' is not one of dim-ordered,
+/// ..."), where CLI11's own transformer printed its table of names and numbers.
 template <class E, std::size_t N>
 CLI::Validator choice_of(const NameTable<E, N>& table) {
-  std::map<std::string, E> names;
-  for (const EnumName<E>& e : table) names.emplace(e.name, e.value);
-  return CLI::CheckedTransformer(names, CLI::ignore_case).description("");
+  return CLI::Validator(
+      [table](std::string& text) -> std::string {
+        for (const EnumName<E>& e : table)
+          if (CLI::detail::to_lower(text) == CLI::detail::to_lower(e.name)) {
+            text = std::to_string(static_cast<std::underlying_type_t<E>>(e.value));
+            return {};
+          }
+        return "'" + text + "' is not one of " + names_joined(table, ", ");
+      },
+      "");
 }
 
 /// Integers are decimal, whatever their leading zeros: CLI11 2.1 converts with base 0, so

@@ -278,8 +278,12 @@ miniapp_add_cli_test(NAME bad_halo_above_extent EXIT 2 ONCE
                      ARGS --grid 8 8 8 --ranks 2 1 1 --halo-width 5)
 miniapp_add_cli_test(NAME bad_pack_collective EXIT 2 ONCE REGEX "--pack datatype does not apply to --halo neighbor-coll"
                      ARGS --grid 8 8 8 --halo neighbor-coll --pack datatype)
-miniapp_add_cli_test(NAME bad_sweep_stores EXIT 2 ONCE REGEX "--sweep-stores: Check bogus value in \\{adaptive"
+# A name that is none of an option's choices is refused with the names to choose from (the
+# enum's numbers are not names).
+miniapp_add_cli_test(NAME bad_sweep_stores EXIT 2 ONCE REGEX "--sweep-stores: 'bogus' is not one of adaptive, streaming, ordinary$"
                      ARGS --grid 8 8 8 --sweep-stores bogus)
+miniapp_add_cli_test(NAME bad_halo_mode_number EXIT 2 ONCE REGEX "--halo: '1' is not one of dim-ordered, neighbors26, neighbor-coll, faces$"
+                     ARGS --grid 8 8 8 --halo 1)
 # Fields this small fit in the cache: the sweeps write through it and choose no stores.
 miniapp_add_cli_test(NAME sweep_stores_in_cache EXIT 0
                      REGEX "^  sweep stores  through the cache \\(the fields fit in the ranks' share"
