@@ -1,8 +1,11 @@
 #include "cli.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -33,10 +36,16 @@ std::optional<std::string> config_file_argument(int argc, char** argv) {
 /// ..."), where CLI11's own transformer printed its table of names and numbers.
 template <class E, std::size_t N>
 CLI::Validator choice_of(const NameTable<E, N>& table) {
+  const auto same = [](const std::string& a, const char* b) {
+    return std::equal(a.begin(), a.end(), b, b + std::strlen(b), [](char x, char y) {
+      return std::tolower(static_cast<unsigned char>(x)) ==
+             std::tolower(static_cast<unsigned char>(y));
+    });
+  };
   return CLI::Validator(
-      [table](std::string& text) -> std::string {
+      [table, same](std::string& text) -> std::string {
         for (const EnumName<E>& e : table)
-          if (CLI::detail::to_lower(text) == CLI::detail::to_lower(e.name)) {
+          if (same(text, e.name)) {
             text = std::to_string(static_cast<std::underlying_type_t<E>>(e.value));
             return {};
           }
