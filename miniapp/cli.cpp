@@ -1,11 +1,9 @@
 #include "cli.hpp"
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -36,19 +34,15 @@ std::optional<std::string> config_file_argument(int argc, char** argv) {
 /// ..."), where CLI11's own transformer printed its table of names and numbers.
 template <class E, std::size_t N>
 CLI::Validator choice_of(const NameTable<E, N>& table) {
-  const auto same = [](const std::string& a, const char* b) {
-    return std::equal(a.begin(), a.end(), b, b + std::strlen(b), [](char x, char y) {
-      return std::tolower(static_cast<unsigned char>(x)) ==
-             std::tolower(static_cast<unsigned char>(y));
-    });
-  };
   return CLI::Validator(
-      [table, same](std::string& text) -> std::string {
-        for (const EnumName<E>& e : table)
-          if (same(text, e.name)) {
-            text = std::to_string(static_cast<std::underlying_type_t<E>>(e.value));
-            return {};
-          }
+      [table](std::string& text) -> std::string {
+        // The tables' names are lower case: the text is compared in lower case.
+        std::string lower = text;
+        for (char& ch : lower) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+        if (const std::optional<E> e = value_of(table, lower)) {
+          text = std::to_string(static_cast<std::underlying_type_t<E>>(*e));
+          return {};
+        }
         return "'" + text + "' is not one of " + names_joined(table, ", ");
       },
       "");
