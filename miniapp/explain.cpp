@@ -33,6 +33,14 @@ std::string direction_name(const Index3& o) {
   return out;
 }
 
+/// The tile a run with --temporal-blocking blocks with: the automatic one as the run picks it,
+/// for this process's threads (they share out whole chains of tiles, so the count decides how
+/// the columns are cut).
+Index3 blocking_tile(const Config& c, const Field& shape) {
+  if (c.tile != Index3{0, 0, 0}) return c.tile;
+  return automatic_tile(shape.n(), c.halo_width, c.two_d(), Exec().concurrency());
+}
+
 /// "rank 3", "itself" or "none (physical edge)".
 std::string peer_name(int peer, int self) {
   if (peer == MPI_PROC_NULL) return "edge";
@@ -117,9 +125,14 @@ void halo_exchange(std::ostream& os, const Config& c, const HaloPlan& plan, cons
       if (!kernel)
         os << "; subarray sizes " << joined(shape.storage_ext(), "x") << " subsizes "
            << joined(m.send.extents(), "x") << " starts " << joined(m.send.lo, ",");
-      else if (m.peer == self && is_x_face(m.dir) && !c.temporal_blocking && c.stencil == 7)
+      else if (m.peer == self && is_x_face(m.dir) && c.stencil == 7 && !c.temporal_blocking)
         os << "; stored by the sweep as it writes each line where it can, else copied from the "
               "field to its ghosts as the exchange starts (no MPI)";
+      else if (m.peer == self && is_x_face(m.dir) && c.stencil == 7 &&
+               blocking_tile(c, shape)[0] == shape.n()[0])
+        os << "; stored by each round's last sub-step as it writes each line (its tiles span x) "
+              "where it can, else copied from the field to its ghosts as the exchange starts (no "
+              "MPI)";
       else if (m.peer == self)
         os << "; copied from the field to its ghosts (no buffer, no MPI)";
       const bool in_place = kernel && sent_in_place(m, shape, self);
@@ -171,10 +184,7 @@ void deep_halo(std::ostream& os, const Config& c, const Neighborhood& nb, const 
   }
   if (c.temporal_blocking) {
     const bool automatic = c.tile == Index3{0, 0, 0};
-    // The automatic tile as the run picks it, for this process's threads (they share out
-    // whole chains of tiles, so the count decides how the columns are cut).
-    const Index3 tile =
-        automatic ? automatic_tile(shape.n(), h, c.two_d(), Exec().concurrency()) : c.tile;
+    const Index3 tile = blocking_tile(c, shape);
     Index3 count;
     for (int d = 0; d < 3; ++d) count[d] = (shape.n()[d] + tile[d] - 1) / tile[d];
     os << "  blocking     the " << h << " sub-steps of a round fused tile by tile: tile "

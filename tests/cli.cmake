@@ -531,6 +531,18 @@ miniapp_add_cli_test(NAME explain_tile_for_threads RANKS 1 EXIT 0
                      REGEX "tile 128 x 52 x 64 \\(automatic\\), 2 tile.*tile 128 x 52 x 64 owned cells"
                      ARGS --grid 128 96 64 --halo-width 4 --temporal-blocking --steps 4 --explain
                           --kokkos-threads=2)
+# With temporal blocking, x periodic over one rank and tiles that span x, each round's last
+# sub-step stores the x faces: the explain view says so and the run counts them; tiles narrower
+# than x leave them to the exchange's copy, and neither says otherwise.
+miniapp_add_cli_test(NAME explain_x_faces_blocked RANKS 2 EXIT 0 TIMEOUT 120
+                     REGEX "x- to itself: 2 x 24 x 16 cells \\(6144 B\\), tag [0-9]+. stored by each round's last sub-step as it writes each line \\(its tiles span x\\).*of which the x faces, [1-9][0-9]*/"
+                     ARGS --grid 32 24 32 --ranks 1 1 2 --halo-width 2 --temporal-blocking
+                          --steps 8 --explain)
+miniapp_add_cli_test(NAME explain_x_faces_narrow_tiles RANKS 2 EXIT 0 TIMEOUT 120
+                     ABSENT "stored by"
+                     REGEX "x- to itself: 2 x 24 x 16 cells \\(6144 B\\), tag [0-9]+. copied from the field to its ghosts \\(no buffer, no MPI\\).*RESULT"
+                     ARGS --grid 32 24 32 --ranks 1 1 2 --halo-width 2 --temporal-blocking
+                          --tile 16 8 8 --steps 8 --explain)
 # The r2c chain (the default): real cells up to the x transform, the NX/2+1 = 7 half grid after.
 miniapp_add_cli_test(NAME explain_spectral RANKS 1 EXIT 0
                      REGEX "x-pencils: 12 x 3 x 9 real, 1D FFTs along x \\(r2c: 7 x 3 x 9 complex out\\)\n        -> all-to-all along x among 2 ranks.*blocks sent: \\(kept\\) 4 x 3 x 9, 3 x 3 x 9"
