@@ -121,7 +121,8 @@ struct RunReport {
   /// The other ceiling of a blocked run, beside the copy bound: blocked_cache_rate on every
   /// rank over the redundant work, blocked_cache_rate * nranks / (1 + redundant_fraction()), in
   /// cell updates/s. A round also moves memory, so it runs below this; where the target lies
-  /// above it, no tiling reaches it on this machine at this moment. 0 without the rate.
+  /// above it, no tile of this code (planes that spill the L1) reaches it on this machine at
+  /// this moment. 0 without the rate.
   double cache_ceiling() const;
 };
 
