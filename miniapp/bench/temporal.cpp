@@ -15,9 +15,10 @@
 //            (blocked_rounds_cache_rate), over a tile's redundant work. A round moves memory too,
 //            so it runs below this; where even this is under 1.1 x the bound, no tile of this
 //            code reaches the target on this machine at this copy. The block's planes (8 rows a
-//            thread) spill a 48 KiB L1 as the tiles' do: on strips of 4-5 rows whose three
-//            planes stay in the L1, the same kernel ran 1.4-1.5 x faster (AMD Zen 5), so this
-//            is the tiles' ceiling, not the cores'.
+//            thread) spill a 48 KiB L1 as the tiles' do; in orders that reuse the planes in the
+//            L1 (two planes row by row, or strips of 4 rows) the same kernel ran 1.1-1.25 x
+//            faster on AMD Zen 5, at times 1.45 x: this is the rounds' order's ceiling, not the
+//            cores'.
 // The rate is effective: owned cells x H / time per round (redundant updates are overhead).
 // Blocking beats the bound when each cell comes from memory less than once per sub-step.
 #include <CLI/CLI.hpp>
@@ -179,9 +180,9 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
           "bound (H=%d, tile %s): %s\n",
           best_ceiling, best_h, joined(best_tile, "x").c_str(),
           best_ceiling < 1.1
-              ? "the target lies above what the kernel computes on these tiles' planes in cache "
-                "at this copy"
-              : "the target lies within what the kernel computes on these tiles' planes in cache");
+              ? "the target lies above what the kernel computes in cache in the rounds' order at "
+                "this copy"
+              : "the target lies within what the kernel computes in cache in the rounds' order");
   }
   return 0;
 }
