@@ -320,11 +320,13 @@ TemporalBlocking::TemporalBlocking(const Field& u, const Index3& tile, std::vect
           updates += update_box(tiles_[t], k, s, cont_[t], levels_wrap).count();
       redundant_[levels_wrap].push_back(updates - k * interior.count());
     }
-  // Per thread: a ring of 3 planes of the scratch box for each level but the last (which
-  // writes v directly; one sub-step goes from u to v with no scratch at all).
+  // Per thread: a ring of planes of the scratch box for each level but the last (which writes
+  // v directly; one sub-step goes from u to v with no scratch at all): 4 where the levels take
+  // their planes two at a time (run_tile), else 3.
   for (const Box& T : tiles_) {
     const Box S = scratch_box(T, rounds);
-    capacity_ = std::max(capacity_, std::int64_t(rounds - 1) * 3 * ring_pitch(S) * S.extent(1));
+    capacity_ =
+        std::max(capacity_, std::int64_t(rounds - 1) * ring_planes() * ring_pitch(S) * S.extent(1));
     // The hand-over of a chain: 2 rows of each level below the last, for every plane.
     handover_capacity_ =
         std::max(handover_capacity_, std::int64_t(rounds - 1) * 2 * ring_pitch(S) * S.extent(2));
@@ -439,8 +441,10 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
                                 bool levels_wrap, bool cont, double* handover) const {
   // Level s (sub-step s) computes the planes z of R_s in increasing z, one step behind level
   // s-1: at step t level s computes plane t - s, whose inputs (planes t-s-1 .. t-s+1 of level
-  // s-1) are then complete. Levels below the last keep their planes in a ring of 3 (plane z
-  // in slot z mod 3); the last level writes v.
+  // s-1) are then complete. Levels below the last keep their planes in a ring (plane z in slot
+  // z mod ring_planes()); the last level writes v. Where pairs(), a step is two planes of each
+  // level, t - s and t - s + 1, which read planes t-s-1 .. t-s+2 of the level below: a ring
+  // of 4.
   const Box S = scratch_box(T, k);
   const int h = h_;
   // The ring (on a 64-byte line, see the constructor) keeps the field's phase in its rows:
@@ -451,7 +455,7 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
   const int pad = (8 - (h - S.lo[0]) % 8) % 8;
   const int nz = n_[2];
   const auto slot_of = [&](int s, int z) {
-    return ring + (std::int64_t(s) * 3 + (z - S.lo[2]) % 3) * plane;
+    return ring + (std::int64_t(s) * ring_planes() + (z - S.lo[2]) % ring_planes()) * plane;
   };
   const auto at = [&](auto* base, int i, int j) {
     return base + pad + (i - S.lo[0]) + sx * (j - S.lo[1]);
@@ -522,94 +526,126 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
   // added to the round's (a round of H = 4 on 256^3, two threads, AMD Zen 5: 17.9-18.7 ms, and
   // 14.2-16.1 with the first sub-step reading three fixed planes of u instead, four rounds).
   // So the later sub-steps request, one 64-byte line per vector they compute, the plane of u
-  // the first reads next as its leading plane (z + 2 at step z), into the L2. The same rounds,
-  // alternating with and without, four pairs: H = 4 16.1-17.1 against 18.8-19.4 ms, H = 2
-  // 8.5-9.5 against 10.7-12.0. Two planes ahead was slower (H = 4 16.5-17.6), and the first
-  // sub-step without its own fetch as well (17.8-22.1).
+  // the first reads next as its leading plane (t + 2 at step t, t + 3 where a step is two
+  // planes), into the L2. The same rounds, alternating with and without, four pairs:
+  // H = 4 16.1-17.1 against 18.8-19.4 ms, H = 2 8.5-9.5 against 10.7-12.0. Two planes ahead
+  // was slower (H = 4 16.5-17.6), and the first sub-step without its own fetch as well
+  // (17.8-22.1).
   const bool fetch_u = first_mode == LineMode::Prefetch && points_ == 7 && k > 1 && !two_d_;
   const Box R0 = update_box(T, k, 0, cont, levels_wrap);
   FetchAhead ahead;
   const auto& a = a_;
-  for (int t = t_first; t <= t_last; ++t)
+  const int step = pairs() ? 2 : 1;
+  // Where plane z of level s reads its inputs and writes its output.
+  struct PlaneIo {
+    const double* c;
+    double* o;
+    std::int64_t below, above, in_sy, out_sy;
+    bool streamed;
+  };
+  const auto io_of = [&](int s, int z, const Box& R) {
+    PlaneIo p{};
+    const double* in_plane = s == 0 ? nullptr : slot_of(s - 1, z);
+    p.below = two_d_ ? 0 : s == 0 ? field_sz : in_plane - slot_of(s - 1, z - 1);
+    p.above = two_d_ ? 0 : s == 0 ? field_sz : slot_of(s - 1, z + 1) - in_plane;
+    p.in_sy = s == 0 ? in_u.sy : sx;
+    double* out_plane = s == k - 1 ? nullptr : slot_of(s, z);
+    const int j = R.lo[1];
+    p.c = s == 0 ? in_u.p + in_u.at(R.lo[0], j, z) : at(in_plane, R.lo[0], j);
+    p.o = s == k - 1 ? out_v.p + out_v.at(R.lo[0], j, z) : at(out_plane, R.lo[0], j);
+    p.out_sy = s == k - 1 ? out_v.sy : sx;
+    p.streamed = s == k - 1 && last_mode == LineMode::Stream;
+    return p;
+  };
+  const auto mode_of = [&](int s, const PlaneIo& p) {
+    return p.streamed ? last_mode : s == 0 ? first_mode : LineMode::Cached;
+  };
+  const auto finish = [&](int s, int z, const Box& R, const PlaneIo& p) {
+    const double* c = p.c;
+    double* o = p.o;
+    const std::int64_t below = p.below, above = p.above, in_sy = p.in_sy, out_sy = p.out_sy;
+    const bool streamed = p.streamed;
+    if (s == k - 1 && wrap) {
+      // The tile's rows of v, across the block along x: its first row's line before it
+      // holds the row of another tile (or a y ghost row), and its last row's east ghosts
+      // the line before the next tile's first row.
+      const int rows = R.extent(1);
+      if (!streamed) wrap_rows_copied(o, R.extent(0), rows, h, out_sy);
+#if defined(MINIAPP_HAVE_SIMD_LINES)
+      if (streamed)
+        for (int r = 0; r < rows; ++r)
+          wrap_line7_streamed(c + r * in_sy, o + r * out_sy, R.extent(0), h, in_sy, below, above,
+                              a.ax, a.ay, a.az, r == 0, r == rows - 1);
+#endif
+    }
+    // The x ghosts the next level reads, copied from the other end of each row (before
+    // the hand-over and the boundary fills read whole rows).
+    if (s < k - 1 && levels_wrap) wrap_rows_copied(o, R.extent(0), R.extent(1), k - 1 - s, out_sy);
+    if (s < k - 1) {
+      // The hand-over: the 2 rows below this level's first row come from the predecessor,
+      // this level's 2 last rows go to the successor (the chain's slot for level s and
+      // plane z, read and then written again by each tile in turn).
+      double* handed = handover == nullptr
+                           ? nullptr
+                           : handover + (std::int64_t(s) * S.extent(2) + (z - S.lo[2])) * 2 * sx;
+      if (cont) {
+        std::copy(handed, handed + 2 * sx, slot_of(s, z) + sx * (R.lo[1] - 2 - S.lo[1]));
+        // The next plane's slot is read one wavefront step on: request it into the L2 now
+        // (it sits in the L3). Measured on AMD Zen 5, 256^3, two threads, H = 4, tiles
+        // 256 x 24 x 256, six rounds: 18.0-22.5 ms per round (median 18.5) against 19.2-20.9
+        // (19.8) without; the copy alone was 3 % of all samples of bench temporal without.
+        if (z + 1 < S.hi[2]) FetchAhead{handed + 2 * sx, sx, 2, int(sx / 8)}.all();
+      }
+      fill_xy(s, z);
+      if (z_fill[0] && z == h) fill_z_ghost(s, h - 1, h, 0);
+      const int top = T.hi[1] + (k - 1 - s);  // this level's rows end here, before clipping
+      if (handed != nullptr && R.hi[1] == top && top - 2 >= S.lo[1]) {
+        const double* from = slot_of(s, z) + sx * (top - 2 - S.lo[1]);
+        std::copy(from, from + 2 * sx, handed);
+      }
+    }
+  };
+  for (int t = t_first; t <= t_last; t += step)
     for (int s = 0; s < k; ++s) {
       if (fetch_u && s == 1) {
-        // The rows and x-lines of u (R_0 grown by 1) the first sub-step reads at step t + 1.
+        // The rows and x-lines of u (R_0 grown by 1) the first sub-step reads next.
         ahead = FetchAhead{};
-        if (t + 2 <= R0.hi[2]) {
-          ahead.row = in_u.p + in_u.at(R0.lo[0] - 1, R0.lo[1] - 1, t + 2);
+        if (t + step + 1 <= R0.hi[2]) {
+          ahead.row = in_u.p + in_u.at(R0.lo[0] - 1, R0.lo[1] - 1, t + step + 1);
           ahead.sy = in_u.sy;
           ahead.rows = R0.extent(1) + 2;
           ahead.lines = (R0.extent(0) + 2 + 7) / 8 + 1;  // + 1: the row need not start a line
         }
       }
-      const int z = t - s;
       const Box R = update_box(T, k, s, cont, levels_wrap);
-      if (z >= R.lo[2] && z < R.hi[2]) {
-        // Inputs: u (level 0) or the ring of level s-1; output: the ring of level s or v.
-        const double* in_plane = s == 0 ? nullptr : slot_of(s - 1, z);
-        const std::int64_t below = two_d_   ? 0
-                                   : s == 0 ? field_sz
-                                            : in_plane - slot_of(s - 1, z - 1);
-        const std::int64_t above = two_d_   ? 0
-                                   : s == 0 ? field_sz
-                                            : slot_of(s - 1, z + 1) - in_plane;
-        const std::int64_t in_sy = s == 0 ? in_u.sy : sx;
-        double* out_plane = s == k - 1 ? nullptr : slot_of(s, z);
-        const int j = R.lo[1];
-        const double* c = s == 0 ? in_u.p + in_u.at(R.lo[0], j, z) : at(in_plane, R.lo[0], j);
-        double* o = s == k - 1 ? out_v.p + out_v.at(R.lo[0], j, z) : at(out_plane, R.lo[0], j);
-        const std::int64_t out_sy = s == k - 1 ? out_v.sy : sx;
-        const bool streamed = s == k - 1 && last_mode == LineMode::Stream;
-        stencil_rows(points_, c, o, R.extent(0), R.extent(1), in_sy, below, above, out_sy, a.ax,
-                     a.ay, a.az,
-                     streamed ? last_mode
-                     : s == 0 ? first_mode
-                              : LineMode::Cached,
-                     fetch_u && s > 0 ? &ahead : nullptr);
-        if (s == k - 1 && wrap) {
-          // The tile's rows of v, across the block along x: its first row's line before it
-          // holds the row of another tile (or a y ghost row), and its last row's east ghosts
-          // the line before the next tile's first row.
-          const int rows = R.extent(1);
-          if (!streamed) wrap_rows_copied(o, R.extent(0), rows, h, out_sy);
-#if defined(MINIAPP_HAVE_SIMD_LINES)
-          if (streamed)
-            for (int r = 0; r < rows; ++r)
-              wrap_line7_streamed(c + r * in_sy, o + r * out_sy, R.extent(0), h, in_sy, below,
-                                  above, a.ax, a.ay, a.az, r == 0, r == rows - 1);
-#endif
+      const int z0 = t - s;
+      const auto valid = [&](int z) { return z >= R.lo[2] && z < R.hi[2]; };
+      FetchAhead* fa = fetch_u && s > 0 ? &ahead : nullptr;
+      if (step == 2 && s > 0 && valid(z0) && valid(z0 + 1)) {
+        // Two planes row by row (the first level, which reads u from memory, keeps one plane
+        // after the other: see pairs()).
+        const PlaneIo p0 = io_of(s, z0, R), p1 = io_of(s, z0 + 1, R);
+        const LineMode mode = mode_of(s, p0);
+        for (int r = 0; r < R.extent(1); ++r) {
+          stencil_line_planes(7, p0.c + r * p0.in_sy, p0.o + r * p0.out_sy, R.extent(0), p0.in_sy,
+                              p0.below, p0.above, a.ax, a.ay, a.az, mode, fa);
+          stencil_line_planes(7, p1.c + r * p1.in_sy, p1.o + r * p1.out_sy, R.extent(0), p1.in_sy,
+                              p1.below, p1.above, a.ax, a.ay, a.az, mode, fa);
         }
-        // The x ghosts the next level reads, copied from the other end of each row (before
-        // the hand-over and the boundary fills read whole rows).
-        if (s < k - 1 && levels_wrap)
-          wrap_rows_copied(o, R.extent(0), R.extent(1), k - 1 - s, out_sy);
-        if (s < k - 1) {
-          // The hand-over: the 2 rows below this level's first row come from the predecessor,
-          // this level's 2 last rows go to the successor (the chain's slot for level s and
-          // plane z, read and then written again by each tile in turn).
-          double* handed =
-              handover == nullptr
-                  ? nullptr
-                  : handover + (std::int64_t(s) * S.extent(2) + (z - S.lo[2])) * 2 * sx;
-          if (cont) {
-            std::copy(handed, handed + 2 * sx, slot_of(s, z) + sx * (R.lo[1] - 2 - S.lo[1]));
-            // The next plane's slot is read one wavefront step on: request it into the L2 now
-            // (it sits in the L3). Measured on AMD Zen 5, 256^3, two threads, H = 4, tiles
-            // 256 x 24 x 256, six rounds: 18.0-22.5 ms per round (median 18.5) against 19.2-20.9
-            // (19.8) without; the copy alone was 3 % of all samples of bench temporal without.
-            if (z + 1 < S.hi[2]) FetchAhead{handed + 2 * sx, sx, 2, int(sx / 8)}.all();
+        finish(s, z0, R, p0);
+        finish(s, z0 + 1, R, p1);
+      } else {
+        for (int z = z0; z < z0 + step; ++z)
+          if (valid(z)) {
+            const PlaneIo p = io_of(s, z, R);
+            stencil_rows(points_, p.c, p.o, R.extent(0), R.extent(1), p.in_sy, p.below, p.above,
+                         p.out_sy, a.ax, a.ay, a.az, mode_of(s, p), fa);
+            finish(s, z, R, p);
           }
-          fill_xy(s, z);
-          if (z_fill[0] && z == h) fill_z_ghost(s, h - 1, h, 0);
-          const int top = T.hi[1] + (k - 1 - s);  // this level's rows end here, before clipping
-          if (handed != nullptr && R.hi[1] == top && top - 2 >= S.lo[1]) {
-            const double* from = slot_of(s, z) + sx * (top - 2 - S.lo[1]);
-            std::copy(from, from + 2 * sx, handed);
-          }
-        }
       }
-      if (s < k - 1 && z_fill[1] && z == nz + h && R.hi[2] == nz + h)
-        fill_z_ghost(s, nz + h, nz + h - 1, 1);
+      for (int z = z0; z < z0 + step; ++z)
+        if (s < k - 1 && z_fill[1] && z == nz + h && R.hi[2] == nz + h)
+          fill_z_ghost(s, nz + h, nz + h - 1, 1);
     }
 }
 

@@ -299,6 +299,22 @@ class TemporalBlocking {
   std::vector<Box> regions_;
   BoundaryRule boundary_;
   int points_ = 7;
+  /// Whether a round's levels after the first take their planes two at a time, row j of plane
+  /// z and then row j of plane z + 1: the second line's plane below is the first line's centre,
+  /// still in the L1, where plane after plane it comes back from the L2. The 7-point stencil's
+  /// rounds (the 27-point rows share their z passes within a plane, rows27). Measured on AMD
+  /// Zen 5, 256^3, the automatic tiles, bench temporal alternating with one plane at a time,
+  /// effective rate with pairs over without: 1 x 2 at H = 4 1.037 and 1.123 (medians of two
+  /// series of 8, faster in 13 of 16), H = 6 1.057 and 1.093 (13 of 16), H = 2 (pairs at the
+  /// last level only) 0.975 and 1.006; 2 x 1 H = 4 1.040 (5 of 6), H = 6 1.010, H = 2 1.003.
+  /// In cache alone, two planes row by row ran 1.10-1.27 x plane after plane (one thread,
+  /// 8 and 16 rows). Pairs at every level but the last were slower than at every level but
+  /// the first (H = 4 1.007 against 1.123). The first level reads u from memory: there a
+  /// second plane's stream cost more than it saved (the plain sweep in pairs, bench stencil:
+  /// 7-point 0.665 of the bound against 0.726, median of 12 pairs).
+  bool pairs() const { return points_ == 7; }
+  /// Planes per level in a tile's ring (run_tile).
+  int ring_planes() const { return pairs() ? 4 : 3; }
   Coefficients a_;
   bool two_d_ = false;
   int h_ = 1;
