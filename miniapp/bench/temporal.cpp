@@ -13,12 +13,13 @@
 //            the better copy bandwidth / 16 B per cell update
 //   cache    the other limit: the rows kernel a round runs, on a block that stays in cache
 //            (blocked_rounds_cache_rate), over a tile's redundant work. A round moves memory too,
-//            so it runs below this; where even this is under 1.1 x the bound, no tile of this
-//            code reaches the target on this machine at this copy. The block's planes (8 rows a
-//            thread) spill a 48 KiB L1 as the tiles' do; in orders that reuse the planes in the
-//            L1 (two planes row by row, or strips of 4 rows) the same kernel ran 1.1-1.25 x
-//            faster on AMD Zen 5, at times 1.45 x: this is the rounds' order's ceiling, not the
-//            cores'.
+//            so it runs below this (bar the tenth the 7-point rounds' pairs of planes can gain,
+//            below); where even this is under 1.1 x the bound, no tile of this code reaches the
+//            target on this machine at this copy. The block is swept plane after plane, 8 rows
+//            a thread, its planes spilling a 48 KiB L1 as the tiles' do: in orders that reuse
+//            the planes in the L1 (two planes row by row, as the 7-point rounds' later levels
+//            now take them, or strips of 4 rows) the same kernel ran 1.1-1.25 x faster on AMD
+//            Zen 5, at times 1.45 x. So it is the ceiling of that order, not the cores'.
 // The rate is effective: owned cells x H / time per round (redundant updates are overhead).
 // Blocking beats the bound when each cell comes from memory less than once per sub-step.
 #include <CLI/CLI.hpp>
@@ -180,9 +181,9 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
           "bound (H=%d, tile %s): %s\n",
           best_ceiling, best_h, joined(best_tile, "x").c_str(),
           best_ceiling < 1.1
-              ? "the target lies above what the kernel computes in cache in the rounds' order at "
+              ? "the target lies above what the kernel computes in cache plane after plane at "
                 "this copy"
-              : "the target lies within what the kernel computes in cache in the rounds' order");
+              : "the target lies within what the kernel computes in cache plane after plane");
   }
   return 0;
 }
