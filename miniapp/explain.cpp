@@ -122,14 +122,15 @@ void halo_exchange(std::ostream& os, const Config& c, const HaloPlan& plan, cons
          << ": " << extents(m.send) << " cells (" << bytes_text(m.send.count() * 8) << "), tag "
          << m.send_tag;
       const bool kernel = c.halo_mode != HaloMode::NeighborColl && c.pack == PackKind::Kernel;
+      // The rank's own x faces, which 7-point sweeps can store as they write their lines.
+      const bool own_x_face = m.peer == self && is_x_face(m.dir) && c.stencil == 7;
       if (!kernel)
         os << "; subarray sizes " << joined(shape.storage_ext(), "x") << " subsizes "
            << joined(m.send.extents(), "x") << " starts " << joined(m.send.lo, ",");
-      else if (m.peer == self && is_x_face(m.dir) && c.stencil == 7 && !c.temporal_blocking)
+      else if (own_x_face && !c.temporal_blocking)
         os << "; stored by the sweep as it writes each line where it can, else copied from the "
               "field to its ghosts as the exchange starts (no MPI)";
-      else if (m.peer == self && is_x_face(m.dir) && c.stencil == 7 &&
-               blocking_tile(c, shape)[0] == shape.n()[0])
+      else if (own_x_face && blocking_tile(c, shape)[0] == shape.n()[0])
         os << "; stored by each round's last sub-step as it writes each line (its tiles span x) "
               "where it can, else copied from the field to its ghosts as the exchange starts (no "
               "MPI)";

@@ -561,21 +561,19 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
     return p.streamed ? last_mode : s == 0 ? first_mode : LineMode::Cached;
   };
   const auto finish = [&](int s, int z, const Box& R, const PlaneIo& p) {
-    const double* c = p.c;
     double* o = p.o;
-    const std::int64_t below = p.below, above = p.above, in_sy = p.in_sy, out_sy = p.out_sy;
-    const bool streamed = p.streamed;
+    const std::int64_t out_sy = p.out_sy;
     if (s == k - 1 && wrap) {
       // The tile's rows of v, across the block along x: its first row's line before it
       // holds the row of another tile (or a y ghost row), and its last row's east ghosts
       // the line before the next tile's first row.
       const int rows = R.extent(1);
-      if (!streamed) wrap_rows_copied(o, R.extent(0), rows, h, out_sy);
+      if (!p.streamed) wrap_rows_copied(o, R.extent(0), rows, h, out_sy);
 #if defined(MINIAPP_HAVE_SIMD_LINES)
-      if (streamed)
+      if (p.streamed)
         for (int r = 0; r < rows; ++r)
-          wrap_line7_streamed(c + r * in_sy, o + r * out_sy, R.extent(0), h, in_sy, below, above,
-                              a.ax, a.ay, a.az, r == 0, r == rows - 1);
+          wrap_line7_streamed(p.c + r * p.in_sy, o + r * out_sy, R.extent(0), h, p.in_sy, p.below,
+                              p.above, a.ax, a.ay, a.az, r == 0, r == rows - 1);
 #endif
     }
     // The x ghosts the next level reads, copied from the other end of each row (before
