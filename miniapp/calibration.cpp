@@ -116,8 +116,8 @@ Roofline measure_roofline(const Config& config, MPI_Comm comm, double seconds) {
 }
 
 double blocked_rounds_cache_rate(int points, MPI_Comm comm) {
-  // Blocked rounds give each plane's rows to stencil_rows; the plain sweep has tiles and stores
-  // of its own.
+  // Blocked rounds give each plane's rows (7-point: two planes' rows in turn) to the row
+  // kernels; the plain sweep has tiles and stores of its own.
   return reduce_stat(in_cache_sweep_rate(points, 30, InCacheKernels::Rows), comm).min;
 }
 

@@ -81,8 +81,8 @@ inline constexpr double kBoundDriftNoted = 0.10;
 /// the copy runs from memory even for a small run) and at most 2^25. Collective.
 Roofline measure_roofline(const Config& config, MPI_Comm comm, double seconds = 0.5);
 
-/// Cell updates/s per rank, the slowest rank's, of the line kernels a blocked round runs (each
-/// plane's rows in one call, in_cache_sweep_rate with InCacheKernels::Rows) on a block that
+/// Cell updates/s per rank, the slowest rank's, of the line kernels a blocked round runs, in the
+/// order of its later levels (in_cache_sweep_rate with InCacheKernels::Rows) on a block that
 /// stays in cache: the blocked rounds' arithmetic ceiling, before their redundant work. The
 /// full default sample (a few ms): with fewer, one disturbed sample on one rank halved the
 /// rate. Collective.

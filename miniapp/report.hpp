@@ -122,8 +122,7 @@ struct RunReport {
   /// rank over the redundant work, blocked_cache_rate * nranks / (1 + redundant_fraction()), in
   /// cell updates/s. A round also moves memory, so it runs below this; where the target lies
   /// above it, no tile of this code reaches it on this machine at this moment (the rate is timed
-  /// plane after plane; the 7-point rounds, which take two planes at a time after their first
-  /// level, can compute up to about a tenth faster). 0 without the rate.
+  /// in the order of the rounds' later levels). 0 without the rate.
   double cache_ceiling() const;
 };
 

@@ -132,8 +132,9 @@ void apply_lines(int points, const Field& u, Field& v, const Box& region, const 
               });
 }
 
-/// The sweep as temporal blocking's rounds run it: each plane's rows with one call of
-/// stencil_rows, planes in parallel, ordinary stores.
+/// The sweep as temporal blocking's rounds run it after their first level: the 7-point
+/// stencil two planes row by row in turn (stencil_rows7_pair), the 27-point each plane's rows
+/// with one call of stencil_rows; planes (or pairs) in parallel, ordinary stores.
 void apply_rows(int points, const Field& u, Field& v, const Box& region, const Coefficients& a) {
   const int nx = region.extent(0), ny = region.extent(1);
   const std::int64_t sy = u.stride_y(), sz = u.stride_z();
@@ -142,12 +143,19 @@ void apply_rows(int points, const Field& u, Field& v, const Box& region, const C
   const Field f = u;
   const Index3 lo = region.lo;
   const double ax = a.ax, ay = a.ay, az = a.az;
+  const int step = points == 7 ? 2 : 1;
+  const int units = (region.extent(2) + step - 1) / step;
   Kokkos::parallel_for(
       "miniapp::stencil::rows",
-      Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(lo[2], region.hi[2]),
-      KOKKOS_LAMBDA(const int k) {
+      Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Static>>(0, units),
+      KOKKOS_LAMBDA(const int g) {
+        const int k = lo[2] + step * g;
         const std::int64_t base = f.index(lo[0], lo[1], k);
-        stencil_rows(points, up + base, vp + base, nx, ny, sy, sz, sz, sy, ax, ay, az);
+        if (step == 2 && k + 1 < region.hi[2])
+          stencil_rows7_pair({up + base, vp + base, sz, sz},
+                             {up + base + sz, vp + base + sz, sz, sz}, nx, ny, sy, sy, ax, ay, az);
+        else
+          stencil_rows(points, up + base, vp + base, nx, ny, sy, sz, sz, sy, ax, ay, az);
       });
 }
 

@@ -54,8 +54,9 @@ bool apply_stencil(int points, const Field& u, Field& v, const Box& region, cons
                    XGhosts x_ghosts = XGhosts::Leave);
 
 /// The kernels in_cache_sweep_rate times: the plain sweep's (apply_stencil), or those temporal
-/// blocking's rounds run, each plane's rows with one call of stencil_rows (stencil_line.hpp),
-/// ordinary stores, no tiles.
+/// blocking's rounds run, in the order of their levels after the first (stencil_line.hpp: the
+/// 7-point stencil two planes row by row, stencil_rows7_pair; the 27-point each plane's rows
+/// with one call of stencil_rows), ordinary stores, no tiles.
 enum class InCacheKernels { Sweep, Rows };
 
 /// Cell updates/s of the `points`-point sweep when its data stays in cache: a block of long

@@ -216,6 +216,31 @@ inline void stencil_rows(int points, const double* c, double* out, int n, int ro
                         ahead);
 }
 
+/// One plane's rows for stencil_rows7_pair: its first row's centre and output, and how far its
+/// planes below and above lie.
+struct PlaneRows {
+  const double* c;
+  double* out;
+  std::int64_t below, above;
+};
+
+/// The 7-point rows of two planes row by row in turn: row j of `lower`, then row j of `upper`.
+/// Where `upper` lies on top of `lower`, its line's plane below is the line just computed's
+/// centre, still in the L1, where plane after plane it comes back from the L2 (temporal
+/// blocking's rounds, TemporalBlocking::pairs()). Rows, pitches, mode and `ahead` as
+/// stencil_rows.
+inline void stencil_rows7_pair(const PlaneRows& lower, const PlaneRows& upper, int n, int rows,
+                               std::int64_t sy, std::int64_t out_sy, double ax, double ay,
+                               double az, LineMode mode = LineMode::Cached,
+                               FetchAhead* ahead = nullptr) {
+  for (int j = 0; j < rows; ++j) {
+    line7(lower.c + j * sy, lower.out + j * out_sy, n, sy, lower.below, lower.above, ax, ay, az,
+          mode, ahead);
+    line7(upper.c + j * sy, upper.out + j * out_sy, n, sy, upper.below, upper.above, ax, ay, az,
+          mode, ahead);
+  }
+}
+
 /// The x ghosts of the 7-point line just computed at out from c, where x is periodic over one
 /// rank: the h ghosts before x = 0 receive cells n-h .. n-1, the h after the line cells
 /// 0 .. h-1, each computed again by the portable loop (the expression the vector kernels match

@@ -623,13 +623,9 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
         // Two planes row by row (the first level, which reads u from memory, keeps one plane
         // after the other: see pairs()).
         const PlaneIo p0 = io_of(s, z0, R), p1 = io_of(s, z0 + 1, R);
-        const LineMode mode = mode_of(s, p0);
-        for (int r = 0; r < R.extent(1); ++r) {
-          stencil_line_planes(7, p0.c + r * p0.in_sy, p0.o + r * p0.out_sy, R.extent(0), p0.in_sy,
-                              p0.below, p0.above, a.ax, a.ay, a.az, mode, fa);
-          stencil_line_planes(7, p1.c + r * p1.in_sy, p1.o + r * p1.out_sy, R.extent(0), p1.in_sy,
-                              p1.below, p1.above, a.ax, a.ay, a.az, mode, fa);
-        }
+        stencil_rows7_pair({p0.c, p0.o, p0.below, p0.above}, {p1.c, p1.o, p1.below, p1.above},
+                           R.extent(0), R.extent(1), p0.in_sy, p0.out_sy, a.ax, a.ay, a.az,
+                           mode_of(s, p0), fa);
         finish(s, z0, R, p0);
         finish(s, z0 + 1, R, p1);
       } else {

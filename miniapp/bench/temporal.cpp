@@ -13,13 +13,13 @@
 //            the better copy bandwidth / 16 B per cell update
 //   cache    the other limit: the rows kernel a round runs, on a block that stays in cache
 //            (blocked_rounds_cache_rate), over a tile's redundant work. A round moves memory too,
-//            so it runs below this (bar the tenth the 7-point rounds' pairs of planes can gain,
-//            below); where even this is under 1.1 x the bound, no tile of this code reaches the
-//            target on this machine at this copy. The block is swept plane after plane, 8 rows
-//            a thread, its planes spilling a 48 KiB L1 as the tiles' do: in orders that reuse
-//            the planes in the L1 (two planes row by row, as the 7-point rounds' later levels
-//            now take them, or strips of 4 rows) the same kernel ran 1.1-1.25 x faster on AMD
-//            Zen 5, at times 1.45 x. So it is the ceiling of that order, not the cores'.
+//            so it runs below this; where even this is under 1.1 x the bound, no tile of this
+//            code reaches the target on this machine at this copy. The block is swept in the
+//            order of a round's later levels (the 7-point stencil two planes row by row, the
+//            27-point plane after plane), 8 rows a thread, its planes spilling a 48 KiB L1 as the
+//            tiles' do: in orders that keep more in the L1 (strips of 4 rows) the same kernel
+//            ran 1.0-1.1 x faster on AMD Zen 5, at times 1.45 x. So it is the ceiling of the
+//            rounds' order, not the cores'.
 // The rate is effective: owned cells x H / time per round (redundant updates are overhead).
 // Blocking beats the bound when each cell comes from memory less than once per sub-step.
 #include <CLI/CLI.hpp>
@@ -181,9 +181,9 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
           "bound (H=%d, tile %s): %s\n",
           best_ceiling, best_h, joined(best_tile, "x").c_str(),
           best_ceiling < 1.1
-              ? "the target lies above what the kernel computes in cache plane after plane at "
-                "this copy"
-              : "the target lies within what the kernel computes in cache plane after plane");
+              ? "the target lies above what the kernel computes in cache in the rounds' order "
+                "at this copy"
+              : "the target lies within what the kernel computes in cache in the rounds' order");
   }
   return 0;
 }
