@@ -311,7 +311,9 @@ class TemporalBlocking {
   /// series of 8, faster in 13 of 16), H = 6 1.057 and 1.093 (13 of 16), H = 2 (pairs at the
   /// last level only) 0.975 and 1.006; 2 x 1 H = 4 1.040 (5 of 6), H = 6 1.010, H = 2 1.003.
   /// In cache alone, two planes row by row ran 1.10-1.27 x plane after plane (one thread,
-  /// 8 and 16 rows). Pairs at every level but the last were slower than at every level but
+  /// 8 and 16 rows); three or four planes row by row gained nothing over one (12 rows, 12
+  /// planes, in the L2, three runs pinned: pairs 1.14-1.27 x, triples 0.94-1.07, fours
+  /// 1.00-1.08). Pairs at every level but the last were slower than at every level but
   /// the first (H = 4 1.007 against 1.123). The first level reads u from memory: there a
   /// second plane's stream cost more than it saved (the plain sweep in pairs, bench stencil:
   /// 7-point 0.665 of the bound against 0.726, median of 12 pairs).
