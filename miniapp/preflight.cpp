@@ -1,9 +1,11 @@
 #include "preflight.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -55,15 +57,21 @@ std::string check_writable_file(const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) == 0) {
     if (!S_ISREG(st.st_mode)) return path + " exists and is not a regular file";
-    if (access(path.c_str(), W_OK) != 0) return path + " is not writable";
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return path + " is not writable: " + std::strerror(errno);
+    ::close(fd);
     return "";
   }
   const auto slash = path.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
   if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     return "directory " + dir + " of " + path + " does not exist";
-  if (access(dir.c_str(), W_OK) != 0)
-    return "directory " + dir + " of " + path + " is not writable";
+  std::string probe = (slash == std::string::npos ? "" : dir) + ".miniapp-probe-XXXXXX";
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0)
+    return "directory " + dir + " of " + path + " is not writable: " + std::strerror(errno);
+  ::close(fd);
+  ::unlink(probe.c_str());
   return "";
 }
 

@@ -33,9 +33,10 @@ double estimated_bytes_per_rank(const Config& config, const Index3& dims);
 /// neither --spectral-check nor --spectral-every is on). Not collective.
 double estimated_fft_bytes_per_rank(const Config& config, const Index3& dims);
 
-/// Check on rank 0 that `path` can be written without creating it now: an existing regular
-/// writable file, or a writable directory to create it in. Returns "" when fine, else the
-/// reason. Not collective.
+/// Check on rank 0 that `path` can be written, leaving no trace: an existing regular file opened
+/// for writing (not truncated), or a directory in which a probe file can really be created
+/// (and is removed again); permission bits alone say yes to root on read-only file systems and
+/// in /proc. Returns "" when fine, else the reason. Not collective.
 std::string check_writable_file(const std::string& path);
 
 /// Broadcast rank 0's error text; every rank throws ConfigError when it is not empty.

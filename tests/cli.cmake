@@ -65,6 +65,11 @@ miniapp_add_cli_test(NAME bad_malformed_toml EXIT 2 ONCE REGEX "--config"
                      ARGS --config ${CMAKE_CURRENT_SOURCE_DIR}/data/malformed.toml)
 miniapp_add_cli_test(NAME bad_report_path EXIT 2 ONCE REGEX "directory /nonexistent-dir/ .*does not exist"
                      ARGS --grid 8 8 8 --steps 1 --report /nonexistent-dir/r.json)
+# A directory whose permission bits let root write, but which takes no new file: the check
+# really creates one, before the run rather than after it.
+miniapp_add_cli_test(NAME report_path_in_proc EXIT 2 ONCE
+                     REGEX "directory /proc/ of /proc/miniapp-report.json is not writable"
+                     ARGS --grid 8 8 8 --steps 1 --report /proc/miniapp-report.json)
 miniapp_add_cli_test(NAME bad_too_large EXIT 2 ONCE REGEX "needs about .* GB per rank"
                      ARGS --grid 100000 100000 100000)
 # Memory: the estimate is printed (before the fields are allocated), the report gives the peak
