@@ -50,6 +50,20 @@ double field_bytes(const Config& config, const Index3& dims) {
   return 8.0 * cells;
 }
 
+/// Create, write (one byte, synced) and remove a probe file in dir: permission bits say yes to
+/// root on read-only file systems and in /proc. "" when that worked, else why not.
+std::string write_probe(std::string dir) {
+  if (dir.empty() || dir.back() != '/') dir += '/';
+  std::string probe = dir + ".miniapp-probe-XXXXXX";
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) return std::strerror(errno);
+  const bool ok = ::write(fd, "x", 1) == 1 && ::fsync(fd) == 0;
+  const std::string why = ok ? "" : std::strerror(errno);
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return why;
+}
+
 }  // namespace
 
 std::string check_writable_file(const std::string& path) {
@@ -66,12 +80,8 @@ std::string check_writable_file(const std::string& path) {
   const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
   if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     return "directory " + dir + " of " + path + " does not exist";
-  std::string probe = (slash == std::string::npos ? "" : dir) + ".miniapp-probe-XXXXXX";
-  const int fd = ::mkstemp(probe.data());
-  if (fd < 0)
-    return "directory " + dir + " of " + path + " is not writable: " + std::strerror(errno);
-  ::close(fd);
-  ::unlink(probe.c_str());
+  if (const std::string why = write_probe(dir); !why.empty())
+    return "directory " + dir + " of " + path + " is not writable: " + why;
   return "";
 }
 
@@ -141,16 +151,8 @@ void preflight_checkpoints(const Config& config, MPI_Comm comm) {
       struct stat st {};
       if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
         throw std::runtime_error("not a directory");
-      // Really write (access() says yes to root even on read-only file systems).
-      std::string probe = dir + "/.miniapp-probe-XXXXXX";
-      const int fd = ::mkstemp(probe.data());
-      if (fd < 0)
-        throw std::runtime_error("cannot write in it: " + std::string(std::strerror(errno)));
-      const bool ok = ::write(fd, "x", 1) == 1 && ::fsync(fd) == 0;
-      const std::string why = std::string(std::strerror(errno));
-      ::close(fd);
-      ::unlink(probe.c_str());
-      if (!ok) throw std::runtime_error("cannot write in it: " + why);
+      if (const std::string why = write_probe(dir); !why.empty())
+        throw std::runtime_error("cannot write in it: " + why);
     } catch (const std::exception& e) {
       err = "--checkpoint-dir " + dir + ": " + e.what();
     }

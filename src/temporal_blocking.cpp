@@ -538,21 +538,20 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
   const int step = pairs() ? 2 : 1;
   // Where plane z of level s reads its inputs and writes its output.
   struct PlaneIo {
-    const double* c;
-    double* o;
-    std::int64_t below, above, in_sy, out_sy;
+    PlaneRows rows;  ///< centre and output of the first row, planes below and above
+    std::int64_t in_sy, out_sy;
     bool streamed;
   };
   const auto io_of = [&](int s, int z, const Box& R) {
     PlaneIo p{};
     const double* in_plane = s == 0 ? nullptr : slot_of(s - 1, z);
-    p.below = two_d_ ? 0 : s == 0 ? field_sz : in_plane - slot_of(s - 1, z - 1);
-    p.above = two_d_ ? 0 : s == 0 ? field_sz : slot_of(s - 1, z + 1) - in_plane;
+    p.rows.below = two_d_ ? 0 : s == 0 ? field_sz : in_plane - slot_of(s - 1, z - 1);
+    p.rows.above = two_d_ ? 0 : s == 0 ? field_sz : slot_of(s - 1, z + 1) - in_plane;
     p.in_sy = s == 0 ? in_u.sy : sx;
     double* out_plane = s == k - 1 ? nullptr : slot_of(s, z);
     const int j = R.lo[1];
-    p.c = s == 0 ? in_u.p + in_u.at(R.lo[0], j, z) : at(in_plane, R.lo[0], j);
-    p.o = s == k - 1 ? out_v.p + out_v.at(R.lo[0], j, z) : at(out_plane, R.lo[0], j);
+    p.rows.c = s == 0 ? in_u.p + in_u.at(R.lo[0], j, z) : at(in_plane, R.lo[0], j);
+    p.rows.out = s == k - 1 ? out_v.p + out_v.at(R.lo[0], j, z) : at(out_plane, R.lo[0], j);
     p.out_sy = s == k - 1 ? out_v.sy : sx;
     p.streamed = s == k - 1 && last_mode == LineMode::Stream;
     return p;
@@ -561,7 +560,7 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
     return p.streamed ? last_mode : s == 0 ? first_mode : LineMode::Cached;
   };
   const auto finish = [&](int s, int z, const Box& R, const PlaneIo& p) {
-    double* o = p.o;
+    double* o = p.rows.out;
     const std::int64_t out_sy = p.out_sy;
     if (s == k - 1 && wrap) {
       // The tile's rows of v, across the block along x: its first row's line before it
@@ -572,8 +571,8 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
 #if defined(MINIAPP_HAVE_SIMD_LINES)
       if (p.streamed)
         for (int r = 0; r < rows; ++r)
-          wrap_line7_streamed(p.c + r * p.in_sy, o + r * out_sy, R.extent(0), h, p.in_sy, p.below,
-                              p.above, a.ax, a.ay, a.az, r == 0, r == rows - 1);
+          wrap_line7_streamed(p.rows.c + r * p.in_sy, o + r * out_sy, R.extent(0), h, p.in_sy,
+                              p.rows.below, p.rows.above, a.ax, a.ay, a.az, r == 0, r == rows - 1);
 #endif
     }
     // The x ghosts the next level reads, copied from the other end of each row (before
@@ -623,17 +622,16 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
         // Two planes row by row (the first level, which reads u from memory, keeps one plane
         // after the other: see pairs()).
         const PlaneIo p0 = io_of(s, z0, R), p1 = io_of(s, z0 + 1, R);
-        stencil_rows7_pair({p0.c, p0.o, p0.below, p0.above}, {p1.c, p1.o, p1.below, p1.above},
-                           R.extent(0), R.extent(1), p0.in_sy, p0.out_sy, a.ax, a.ay, a.az,
-                           mode_of(s, p0), fa);
+        stencil_rows7_pair(p0.rows, p1.rows, R.extent(0), R.extent(1), p0.in_sy, p0.out_sy, a.ax,
+                           a.ay, a.az, mode_of(s, p0), fa);
         finish(s, z0, R, p0);
         finish(s, z0 + 1, R, p1);
       } else {
         for (int z = z0; z < z0 + step; ++z)
           if (valid(z)) {
             const PlaneIo p = io_of(s, z, R);
-            stencil_rows(points_, p.c, p.o, R.extent(0), R.extent(1), p.in_sy, p.below, p.above,
-                         p.out_sy, a.ax, a.ay, a.az, mode_of(s, p), fa);
+            stencil_rows(points_, p.rows.c, p.rows.out, R.extent(0), R.extent(1), p.in_sy,
+                         p.rows.below, p.rows.above, p.out_sy, a.ax, a.ay, a.az, mode_of(s, p), fa);
             finish(s, z, R, p);
           }
       }
