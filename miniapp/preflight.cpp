@@ -58,7 +58,7 @@ std::string write_probe(std::string dir) {
   const int fd = ::mkstemp(probe.data());
   if (fd < 0) return std::strerror(errno);
   const bool ok = ::write(fd, "x", 1) == 1 && ::fsync(fd) == 0;
-  const std::string why = ok ? "" : std::strerror(errno);
+  std::string why = ok ? "" : std::strerror(errno);
   ::close(fd);
   ::unlink(probe.c_str());
   return why;
