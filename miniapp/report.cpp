@@ -10,6 +10,7 @@
 
 #include "memory.hpp"
 #include "stop_signal.hpp"
+#include "temporal_blocking.hpp"
 #include "text.hpp"
 #include "version.hpp"
 
@@ -225,12 +226,22 @@ void print_report(std::ostream& os, const RunReport& r) {
          << fmt(std::max(f_before, f_after), "%.3f") << ": quote the median of several runs";
     os << "\n";
   }
-  if (const double ceiling = r.cache_ceiling(); r.roofline && ceiling > 0)
+  if (const double ceiling = r.cache_ceiling(); r.roofline && ceiling > 0) {
+    const double c_fraction = r.roofline->fraction(ceiling), fraction = r.roofline->fraction(rate);
     os << "  roofline      ceiling of the blocked rounds: their line kernels in cache at "
        << fmt(r.blocked_cache_rate, "%.4e") << " cell upd/s per rank, over the redundant work ("
        << fmt(100 * r.redundant_fraction(), "%.1f") << " %), allow " << fmt(ceiling, "%.4e")
-       << " = " << fmt(r.roofline->fraction(ceiling), "%.3f")
+       << " = " << fmt(c_fraction, "%.3f")
        << " of the bound; this run = " << fmt(rate / ceiling, "%.3f") << " of it\n";
+    // The other end: rounds that hide none of their memory traffic behind their arithmetic.
+    os << "  roofline      hiding none of its memory traffic (the block read and written once a "
+          "round, at the bound) a run reaches "
+       << fmt(no_overlap_fraction(c_fraction, c.halo_width), "%.3f") << " of the bound";
+    if (fraction > 0)
+      os << "; this run spent " << fmt(unhidden_traffic(fraction, c_fraction, c.halo_width), "%.2f")
+         << " x that traffic's time at the bound beyond its arithmetic (0: all hidden, 1: none)";
+    os << "\n";
+  }
   os << "  field         sum " << fmt(r.summary.sum, "%.17g") << "  l2 "
      << fmt(r.summary.l2, "%.17g") << "  min " << fmt(r.summary.min, "%.6g") << "  max "
      << fmt(r.summary.max, "%.6g") << "\n";
@@ -437,12 +448,19 @@ std::string report_json(const RunReport& r) {
       j["roofline"]["after"] = copy_json(*after, false);
       j["roofline"]["drift"] = bound_drift(*rl, *after);
     }
-    if (const double ceiling = r.cache_ceiling(); ceiling > 0)
-      j["roofline"]["cache_ceiling"] = {{"in_cache_per_rank", r.blocked_cache_rate},
-                                        {"redundant_fraction", r.redundant_fraction()},
-                                        {"cells_per_s", ceiling},
-                                        {"fraction_of_bound", rl->fraction(ceiling)},
-                                        {"fraction", r.fom.cell_updates_per_second / ceiling}};
+    if (const double ceiling = r.cache_ceiling(); ceiling > 0) {
+      const double c_fraction = rl->fraction(ceiling);
+      const double fraction = rl->fraction(r.fom.cell_updates_per_second);
+      json& o = j["roofline"]["cache_ceiling"];
+      o = {{"in_cache_per_rank", r.blocked_cache_rate},
+           {"redundant_fraction", r.redundant_fraction()},
+           {"cells_per_s", ceiling},
+           {"fraction_of_bound", c_fraction},
+           {"fraction", r.fom.cell_updates_per_second / ceiling},
+           {"no_overlap_fraction_of_bound", no_overlap_fraction(c_fraction, c.halo_width)}};
+      if (fraction > 0)
+        o["unhidden_traffic"] = unhidden_traffic(fraction, c_fraction, c.halo_width);
+    }
   }
 
   const StoresSummary& st = r.stores;

@@ -132,7 +132,7 @@ struct RunReport {
 inline constexpr double kImbalanceNoted = 0.10;
 
 /// Version of the JSON report's layout: minor for added fields, major for changed ones.
-inline constexpr const char* kReportSchemaVersion = "2.9";
+inline constexpr const char* kReportSchemaVersion = "2.10";
 
 /// The report of a finished (or interrupted) run. Collective over the stepper's communicator.
 RunReport make_report(const RunPieces& pieces);

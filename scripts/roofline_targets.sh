@@ -10,10 +10,13 @@
 #                  sets it, well below where the memory they share does);
 #   bench step     the whole plain step (dim-ordered, H = 1) and its packing;
 #   bench temporal blocked rounds at H = 2, 4 and 6 (automatic tile), the best of them (its
-#                  detail: the best arithmetic ceiling in cache, as a multiple of the bound);
+#                  detail: the best arithmetic ceiling in cache, as a multiple of the bound,
+#                  what the best round would reach hiding none of its memory traffic, and how
+#                  much of it it left unhidden, in units of its time at the bound);
 #   the main run   --halo-width auto --roofline, its figure of merit over the bound (its
 #                  detail: H, the fraction of the bound measured after the run, and where it
-#                  blocked, its rounds' ceiling in cache as a multiple of the bound);
+#                  blocked, its rounds' ceiling in cache as a multiple of the bound and the
+#                  same two figures of its memory traffic);
 # then, once, the halo exchange against PETSc's DMDA where the PETSc peer is built
 # (bench_halo_vs_petsc.sh, 64^3 per rank on C ranks). The table gives each figure, its target,
 # whether it was met, and the copy the same command measured; the summary gives each target's
@@ -148,6 +151,12 @@ for r in range(1, rounds + 1):
         # The other limit: the best the cores compute in cache over the redundant work.
         m = re.search(r"allows at most ([\d.]+) x the bound", s)
         ceiling = f", cache ceiling {float(m.group(1)):.2f} x" if m else ""
+        # ... and what the best round would reach hiding none of its memory traffic, and how
+        # much of it it left unhidden (in units of its time at the bound).
+        m = re.search(r"hiding none of its memory traffic it would reach ([\d.]+) x.*"
+                      r"spent (-?[\d.]+) x that traffic", s)
+        if m:
+            ceiling += f", none hidden {float(m.group(1)):.2f} x, unhidden {float(m.group(2)):.2f}"
         add("bench temporal, best H / bound", best[0], 1.1, True, best[1], best[2] + ceiling)
         with open(os.path.join(results, f"r{r}-{layout}-main.json")) as f:
             rep = json.load(f)
@@ -155,10 +164,13 @@ for r in range(1, rounds + 1):
         copy = max(roof["ordinary_bytes_per_s"], roof["streaming_bytes_per_s"]) / 1e9
         width = rep["config"]["halo_width"]
         after = roof.get("after", {}).get("fraction")
-        ceiling = roof.get("cache_ceiling", {}).get("fraction_of_bound")
+        cc = roof.get("cache_ceiling", {})
+        ceiling = cc.get("fraction_of_bound")
+        none = (f", none hidden {cc['no_overlap_fraction_of_bound']:.2f} x, unhidden "
+                f"{cc['unhidden_traffic']:.2f}" if "unhidden_traffic" in cc else "")
         add("main run, --halo-width auto / bound", roof["fraction"], 1.1, True, copy,
             f"H={width}" + (f", {after:.3f} of the bound after the run" if after else "") +
-            (f", cache ceiling {ceiling:.2f} x" if ceiling else ""))
+            (f", cache ceiling {ceiling:.2f} x" if ceiling else "") + none)
 
 petsc = os.path.join(results, "petsc.log")
 if os.path.exists(petsc):

@@ -94,6 +94,17 @@ def main():
                                     "over the bound")
                 if off(ceiling["fraction"], fom / ceiling["cells_per_s"]):
                     problems.append("roofline.cache_ceiling.fraction is not the FOM over cells_per_s")
+                # Where the run stands between its ceilings (2.10 on): none of its memory
+                # traffic hidden, and the part of it that was not.
+                h, c = cfg["halo_width"], ceiling["fraction_of_bound"]
+                if "no_overlap_fraction_of_bound" in ceiling and off(
+                        ceiling["no_overlap_fraction_of_bound"], 1 / (1 / c + 1 / h)):
+                    problems.append("roofline.cache_ceiling.no_overlap_fraction_of_bound is not "
+                                    "1 / (1 / fraction_of_bound + 1 / halo_width)")
+                if "unhidden_traffic" in ceiling and rl.get("fraction", 0) > 0 and off(
+                        ceiling["unhidden_traffic"], h * (1 / rl["fraction"] - 1 / c)):
+                    problems.append("roofline.cache_ceiling.unhidden_traffic is not halo_width x "
+                                    "(1 / fraction - 1 / fraction_of_bound)")
             for p in problems:
                 print(f"{path}: {p}")
             errors += [None] * len(problems)

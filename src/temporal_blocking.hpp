@@ -143,6 +143,20 @@ inline Index3 automatic_tile(const Index3& n, int h, bool two_d, int threads) {
   return auto_tile(n, h, two_d, temporal_blocking_budget(h), threads);
 }
 
+/// Where a blocked run stands between its two limits, in fractions of the copy bound. A round
+/// of h sub-steps reads and writes its block once (1/h of the traffic of h plain sweeps, at the
+/// bound) and computes at most at its ceiling c (the rows kernel in cache over the redundant
+/// work). With all of that traffic hidden behind the arithmetic the round reaches c; with none
+/// of it, 1 / (1/c + 1/h): no_overlap_fraction. unhidden_traffic inverts that for a measured
+/// fraction f: the time beyond the arithmetic, h (1/f - 1/c), in units of the traffic's time at
+/// the bound (0: all hidden, 1: none, at the copy's speed; anything else a round does, such as
+/// an exchange, counts in it). Measured on AMD Zen 5 with the traffic taken away by temporary
+/// switches (256^3, H = 2 and 4, 1 x 2 and 2 x 1): the rounds without it ran at 0.95-1.04 of c,
+/// and the traffic cost 0.9-2.0 x its time at the bound: a round there is near
+/// no_overlap_fraction (miniapp/README.md, thirty-fifth session).
+inline double no_overlap_fraction(double c, int h) { return 1.0 / (1.0 / c + 1.0 / h); }
+inline double unhidden_traffic(double f, double c, int h) { return h * (1.0 / f - 1.0 / c); }
+
 /// What choose_blocking() needs to know: the block, the machine's two rates, and the limits.
 struct BlockingModelInputs {
   Index3 n{};                    ///< owned cells per rank
@@ -177,7 +191,9 @@ struct BlockingChoice {
 /// shell(H) the ghost cells of width H: the deep halo's rarer, bigger messages. So the model's
 /// best H lies where the round turns compute-bound: a narrower one waits on memory, a wider one
 /// only adds redundant work. (Summed, as for the plain sweep, the two terms always rank the
-/// widest H first, far from where timed rounds peak: src/README.md, temporal blocking.)
+/// widest H first, far from where timed rounds peak: src/README.md, temporal blocking. Yet the
+/// sum is what the rounds' time was on AMD Zen 5 with their traffic taken away and put back:
+/// no_overlap_fraction above. The model only ranks; --halo-width auto times its candidates.)
 /// Never returns a setting predicted slower than H = 1 plain (ties go to plain). Pure.
 BlockingChoice choose_blocking(const BlockingModelInputs& in);
 

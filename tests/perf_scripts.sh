@@ -48,15 +48,16 @@ figures=$(grep -v PETSc "$work/roofline.txt" |
 summary=$(grep -v PETSc "$work/roofline.txt" | grep -cE ' (1 x 2|2 x 1) +[01] of 1 ')
 [ "$figures" = 16 ] && [ "$summary" = 16 ] ||
   { echo "FAIL: roofline targets: $figures figures, $summary summary rows (want 16 and 16)"; exit 1; }
-# The blocked rounds' row says what the cores compute in cache, the other limit.
-grep -qE '^ +1  bench temporal, best H / bound .* H=[0-9]+ tile [0-9x]+, cache ceiling [0-9]+\.[0-9]{2} x$' \
+# The blocked rounds' row says what the cores compute in cache, the other limit, what a round
+# reaches hiding none of its memory traffic, and how much of it the best round left unhidden.
+grep -qE '^ +1  bench temporal, best H / bound .* H=[0-9]+ tile [0-9x]+, cache ceiling [0-9]+\.[0-9]{2} x, none hidden [0-9]+\.[0-9]{2} x, unhidden -?[0-9]+\.[0-9]{2}$' \
   "$work/roofline.txt" || { echo "FAIL: roofline targets: no cache ceiling on the blocked row"; exit 1; }
-# Where a main run blocked, its row gives its rounds' ceiling in cache too.
+# Where a main run blocked, its row gives its rounds' ceiling in cache and both figures too.
 for layout in 1xC Cx1; do
   if "$python" -c 'import json, sys; sys.exit(0 if json.load(open(sys.argv[1]))["config"]["temporal_blocking"] else 1)' \
       "$work/roofline/r1-$layout-main.json"; then
     label=$([ $layout = 1xC ] && echo "1 x 2" || echo "2 x 1")
-    grep -qE "^ +1  main run, --halo-width auto / bound +$label .*, cache ceiling [0-9]+\.[0-9]{2} x\$" \
+    grep -qE "^ +1  main run, --halo-width auto / bound +$label .*, cache ceiling [0-9]+\.[0-9]{2} x, none hidden [0-9]+\.[0-9]{2} x, unhidden -?[0-9]+\.[0-9]{2}\$" \
       "$work/roofline.txt" || { echo "FAIL: roofline targets: no cache ceiling on the $label main row"; exit 1; }
   fi
 done

@@ -369,6 +369,26 @@ TEST(TemporalBlocking, ModelRanksFirstAWidthWhereTheRoundTurnsComputeBound) {
   EXPECT_GT(blocking_candidates(in).front().width, 2);
 }
 
+TEST(TemporalBlocking, OverlapFiguresPlaceARoundBetweenItsTwoLimits) {
+  // A round of H sub-steps moves one sweep's traffic (1 / H of H sweeps at the bound) and
+  // computes at its ceiling c: hiding none of the traffic it takes 1/c + 1/H per update.
+  EXPECT_DOUBLE_EQ(no_overlap_fraction(1.2, 4), 1.0 / (1.0 / 1.2 + 0.25));
+  EXPECT_NEAR(no_overlap_fraction(3.0, 6), 2.0, 1e-15);
+  for (int h : {1, 2, 4, 8})
+    for (double c : {0.5, 1.0, 1.5, 3.0}) {
+      const double none = no_overlap_fraction(c, h);
+      EXPECT_LT(none, c);
+      EXPECT_LT(none, double(h));  // never above the traffic alone
+      // None hidden: the whole traffic time beyond the arithmetic; all hidden: nothing.
+      EXPECT_NEAR(unhidden_traffic(none, c, h), 1.0, 1e-12);
+      EXPECT_NEAR(unhidden_traffic(c, c, h), 0.0, 1e-12);
+      // Half the traffic hidden: half its time beyond the arithmetic.
+      EXPECT_NEAR(unhidden_traffic(1.0 / (1.0 / c + 0.5 / h), c, h), 0.5, 1e-12);
+    }
+  // The traffic moved at half the copy's speed and not hidden: 2.
+  EXPECT_NEAR(unhidden_traffic(1.0 / (1.0 / 1.2 + 2.0 / 4), 1.2, 4), 2.0, 1e-12);
+}
+
 TEST(TemporalBlocking, WalkTimesTheModelsBestThenWalksOnWhileAWidthAheadIsFaster) {
   // Candidates as blocking_candidates() gives them: one per width, fastest predicted first.
   const auto candidates = [](const std::vector<int>& widths) {
