@@ -3,6 +3,10 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <linux/magic.h>
+#include <sys/vfs.h>
+#endif
 
 #include <cerrno>
 #include <cstdlib>
@@ -71,6 +75,15 @@ std::string check_writable_file(const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) == 0) {
     if (!S_ISREG(st.st_mode)) return path + " exists and is not a regular file";
+#if defined(__linux__)
+    // The kernel's pseudo files open for writing as root and refuse the write itself, which
+    // would come after the whole run.
+    struct statfs fs {};
+    if (statfs(path.c_str(), &fs) == 0 &&
+        (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC))
+      return path +
+             " is a file of the kernel's (/proc or /sys), not one a report can be written to";
+#endif
     const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) return path + " is not writable: " + std::strerror(errno);
     ::close(fd);

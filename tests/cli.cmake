@@ -70,6 +70,9 @@ miniapp_add_cli_test(NAME bad_report_path EXIT 2 ONCE REGEX "directory /nonexist
 miniapp_add_cli_test(NAME report_path_in_proc EXIT 2 ONCE
                      REGEX "directory /proc/ of /proc/miniapp-report.json is not writable"
                      ARGS --grid 8 8 8 --steps 1 --report /proc/miniapp-report.json)
+miniapp_add_cli_test(NAME report_path_proc_file EXIT 2 ONCE
+                     REGEX "/proc/version is a file of the kernel's"
+                     ARGS --grid 8 8 8 --steps 1 --report /proc/version)
 miniapp_add_cli_test(NAME bad_too_large EXIT 2 ONCE REGEX "needs about .* GB per rank"
                      ARGS --grid 100000 100000 100000)
 # Memory: the estimate is printed (before the fields are allocated), the report gives the peak
