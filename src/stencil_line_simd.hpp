@@ -26,7 +26,8 @@ namespace miniapp {
 /// 64-byte line per vector it computes: `rows` rows of `lines` lines each, from `row` on, `sy`
 /// doubles apart. A blocked round's later sub-steps fetch this way the plane of u its first
 /// sub-step reads next (temporal_blocking.cpp). The vector 7-point line kernel takes it; the
-/// portable loops and the 27-point kernels do without.
+/// portable loops do without, and the 27-point rows take it (empty) only as the mark that they
+/// compute from cache (stencil_rows).
 struct FetchAhead {
   const double* row = nullptr;
   std::int64_t sy = 0;
