@@ -34,9 +34,10 @@ double estimated_bytes_per_rank(const Config& config, const Index3& dims);
 double estimated_fft_bytes_per_rank(const Config& config, const Index3& dims);
 
 /// Check on rank 0 that `path` can be written, leaving no trace: an existing regular file opened
-/// for writing (not truncated), or a directory in which a probe file can really be written
-/// (and is removed again, as for the checkpoint directory); permission bits alone say yes to
-/// root on read-only file systems and in /proc. Returns "" when fine, else the reason. Not collective.
+/// for writing (not truncated) and not a pseudo file of /proc or /sys, or a directory in which a
+/// probe file can really be written (and is removed again, as for the checkpoint directory);
+/// permission bits alone say yes to root on read-only file systems and in /proc. Returns ""
+/// when fine, else the reason. Not collective.
 std::string check_writable_file(const std::string& path);
 
 /// Broadcast rank 0's error text; every rank throws ConfigError when it is not empty.

@@ -121,6 +121,18 @@ double RunReport::cache_ceiling() const {
   return blocked_cache_rate > 0 ? blocked_cache_rate * nranks / (1.0 + redundant_fraction()) : 0.0;
 }
 
+double RunReport::ceiling_no_overlap() const {
+  const double c = roofline ? roofline->fraction(cache_ceiling()) : 0.0;
+  return c > 0 ? no_overlap_fraction(c, config.halo_width) : 0.0;
+}
+
+std::optional<double> RunReport::ceiling_unhidden() const {
+  const double c = roofline ? roofline->fraction(cache_ceiling()) : 0.0;
+  const double f = roofline ? roofline->fraction(fom.cell_updates_per_second) : 0.0;
+  if (c <= 0 || f <= 0) return std::nullopt;
+  return unhidden_traffic(f, c, config.halo_width);
+}
+
 void print_report(std::ostream& os, const RunReport& r) {
   const Config& c = r.config;
   const Coefficients a = c.problem().coefficients();
@@ -227,18 +239,17 @@ void print_report(std::ostream& os, const RunReport& r) {
     os << "\n";
   }
   if (const double ceiling = r.cache_ceiling(); r.roofline && ceiling > 0) {
-    const double c_fraction = r.roofline->fraction(ceiling), fraction = r.roofline->fraction(rate);
     os << "  roofline      ceiling of the blocked rounds: their line kernels in cache at "
        << fmt(r.blocked_cache_rate, "%.4e") << " cell upd/s per rank, over the redundant work ("
        << fmt(100 * r.redundant_fraction(), "%.1f") << " %), allow " << fmt(ceiling, "%.4e")
-       << " = " << fmt(c_fraction, "%.3f")
+       << " = " << fmt(r.roofline->fraction(ceiling), "%.3f")
        << " of the bound; this run = " << fmt(rate / ceiling, "%.3f") << " of it\n";
     // The other end: rounds that hide none of their memory traffic behind their arithmetic.
     os << "  roofline      hiding none of its memory traffic (the block read and written once a "
           "round, at the bound) a run reaches "
-       << fmt(no_overlap_fraction(c_fraction, c.halo_width), "%.3f") << " of the bound";
-    if (fraction > 0)
-      os << "; this run spent " << fmt(unhidden_traffic(fraction, c_fraction, c.halo_width), "%.2f")
+       << fmt(r.ceiling_no_overlap(), "%.3f") << " of the bound";
+    if (const std::optional<double> unhidden = r.ceiling_unhidden())
+      os << "; this run spent " << fmt(*unhidden, "%.2f")
          << " x that traffic's time at the bound beyond its arithmetic (0: all hidden, 1: none)";
     os << "\n";
   }
@@ -449,17 +460,15 @@ std::string report_json(const RunReport& r) {
       j["roofline"]["drift"] = bound_drift(*rl, *after);
     }
     if (const double ceiling = r.cache_ceiling(); ceiling > 0) {
-      const double c_fraction = rl->fraction(ceiling);
-      const double fraction = rl->fraction(r.fom.cell_updates_per_second);
       json& o = j["roofline"]["cache_ceiling"];
       o = {{"in_cache_per_rank", r.blocked_cache_rate},
            {"redundant_fraction", r.redundant_fraction()},
            {"cells_per_s", ceiling},
-           {"fraction_of_bound", c_fraction},
+           {"fraction_of_bound", rl->fraction(ceiling)},
            {"fraction", r.fom.cell_updates_per_second / ceiling},
-           {"no_overlap_fraction_of_bound", no_overlap_fraction(c_fraction, c.halo_width)}};
-      if (fraction > 0)
-        o["unhidden_traffic"] = unhidden_traffic(fraction, c_fraction, c.halo_width);
+           {"no_overlap_fraction_of_bound", r.ceiling_no_overlap()}};
+      if (const std::optional<double> unhidden = r.ceiling_unhidden())
+        o["unhidden_traffic"] = *unhidden;
     }
   }
 

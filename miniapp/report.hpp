@@ -124,6 +124,13 @@ struct RunReport {
   /// above it, no tile of this code reaches it on this machine at this moment (the rate is timed
   /// in the order of the rounds' later levels). 0 without the rate.
   double cache_ceiling() const;
+  /// Where a blocked run with --roofline stands between that ceiling and the bound measured
+  /// before it (temporal_blocking.hpp): the fraction of the bound its rounds reach hiding none of
+  /// their memory traffic (no_overlap_fraction; 0 without the ceiling or the bound), and the time
+  /// it spent beyond its arithmetic in units of that traffic at the bound (unhidden_traffic;
+  /// absent also without a figure of merit).
+  double ceiling_no_overlap() const;
+  std::optional<double> ceiling_unhidden() const;
 };
 
 /// Ranks whose stencil times per owned cell differ by more than this make the report say so:

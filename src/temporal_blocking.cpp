@@ -621,8 +621,7 @@ void TemporalBlocking::run_tile(const Box& T, int k, const Window& in_u, const W
       // 27-point rows it only does that; it carries u's lines for the 7-point ones). The 2D
       // rounds' lines keep their own fetch, whose "leading plane" is rows of the same plane:
       // without it 0.97 x as fast (4096^2, H = 4, two threads, eight alternating pairs).
-      FetchAhead* fa =
-          s > 0 && (fetch_u || (points_ == 27 && last_mode == LineMode::Stream)) ? &ahead : nullptr;
+      FetchAhead* fa = s > 0 && (fetch_u || points_ == 27) ? &ahead : nullptr;
       if (step == 2 && s > 0 && valid(z0) && valid(z0 + 1)) {
         // Two planes row by row (the first level, which reads u from memory, keeps one plane
         // after the other: see pairs()).
