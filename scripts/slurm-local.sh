@@ -94,7 +94,7 @@ fi
 
 t0=$SECONDS
 stop_all  # daemons left behind by an earlier run that was killed
-mkdir -p "$dir/munge" "$dir/ctld" "$dir/spool"
+mkdir -p "$dir/munge" "$dir/ctld" "$dir/spool" "$dir/tmp"
 chmod 755 "$dir" "$dir/munge"  # munged: the socket directory must be searchable by all
 rm -f "$dir"/*.log "$dir/munge/munged.log"
 
@@ -137,6 +137,9 @@ CredType=cred/munge
 AuthInfo=socket=$socket,cred_expire=${MINIAPP_SLURM_REQUEUE_DELAY:-5}
 StateSaveLocation=$dir/ctld
 SlurmdSpoolDir=$dir/spool
+# The steps' scratch (PMIx keeps spmix_appdir_UID_JOB.STEP there): two instances on one machine
+# number their jobs alike, and in a shared /tmp one's left-over directory fails the other's step.
+TmpFS=$dir/tmp
 SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid
 SlurmctldLogFile=$dir/slurmctld.log
