@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "affinity.hpp"
@@ -161,18 +162,22 @@ HaloWidthChoice choose_halo_width(const Config& config, const Roofline* roofline
     plain_stores = faster.stores;
   }
 
-  // Every rank computed the same inputs; rank 0's candidates are the ones all time.
+  // Every rank computed the same inputs; rank 0's candidates are the ones all time, each with
+  // the wide tile beside the automatic one (rank 0's too: a rank's thread count may differ).
   std::vector<BlockingChoice> candidates;
   if (rank == 0) candidates = blocking_candidates(in);
   int count = int(candidates.size());
   mpi_check(MPI_Bcast(&count, 1, MPI_INT, 0, comm), "MPI_Bcast (halo width auto)");
   candidates.resize(std::size_t(count));
+  std::map<int, Index3> wide_of;  // by width
   for (BlockingChoice& c : candidates) {
-    int ints[4] = {c.width, c.tile[0], c.tile[1], c.tile[2]};
+    const Index3 wide = wide_tile(in.n, c.width, in.two_d, in.threads);
+    int ints[7] = {c.width, c.tile[0], c.tile[1], c.tile[2], wide[0], wide[1], wide[2]};
     double rates[2] = {c.rate, c.plain_rate};
-    mpi_check(MPI_Bcast(ints, 4, MPI_INT, 0, comm), "MPI_Bcast (halo width auto)");
+    mpi_check(MPI_Bcast(ints, 7, MPI_INT, 0, comm), "MPI_Bcast (halo width auto)");
     mpi_check(MPI_Bcast(rates, 2, MPI_DOUBLE, 0, comm), "MPI_Bcast (halo width auto)");
     c = BlockingChoice{ints[0], true, {ints[1], ints[2], ints[3]}, rates[0], rates[1]};
+    wide_of[c.width] = {ints[4], ints[5], ints[6]};
   }
 
   // The model can be wrong about a machine: it idealises a round's overlap of memory and
@@ -184,12 +189,33 @@ HaloWidthChoice choose_halo_width(const Config& config, const Roofline* roofline
   BlockingChoice& c = out.choice;
   c = plain_choice(in);
   out.stores = plain_stores;
+  // Each width is timed with the automatic tile (rings in the L2) and, where it differs, the
+  // wide one (rings in the L3): which is faster depends on the machine's L3 and on H
+  // (kWideTileBudget), so the faster stands for the width.
   std::map<int, SweepStores> stores_of;  // by width
+  std::map<int, TimedWidth> tiles_of;
+  const double cells = double(in.n[0]) * in.n[1] * in.n[2];
   out.timed = walk_widths(candidates, [&](const BlockingChoice& candidate) {
-    const FasterStores t = time_blocked_round(config, in, candidate, x_ghosts, comm);
+    FasterStores t = time_blocked_round(config, in, candidate, x_ghosts, comm);
+    TimedWidth& tiles = tiles_of[candidate.width];
+    tiles.tile = candidate.tile;
+    if (const Index3 wide = wide_of[candidate.width]; wide != candidate.tile) {
+      BlockingChoice w = candidate;
+      w.tile = wide;
+      FasterStores tw = time_blocked_round(config, in, w, x_ghosts, comm);
+      tiles.slower_tile = wide;
+      if (tw.seconds < t.seconds) std::swap(t, tw), std::swap(tiles.tile, tiles.slower_tile);
+      tiles.slower_rate = cells * candidate.width / tw.seconds;
+    }
     stores_of[candidate.width] = t.stores;
-    return double(in.n[0]) * in.n[1] * in.n[2] * candidate.width / t.seconds;
+    return cells * candidate.width / t.seconds;
   });
+  for (TimedWidth& t : out.timed) {
+    const TimedWidth& tiles = tiles_of[t.width];
+    t.tile = tiles.tile;
+    t.slower_tile = tiles.slower_tile;
+    t.slower_rate = tiles.slower_rate;
+  }
   const auto fastest =
       std::max_element(out.timed.begin(), out.timed.end(),
                        [](const TimedWidth& a, const TimedWidth& b) { return a.rate < b.rate; });
@@ -197,6 +223,7 @@ HaloWidthChoice choose_halo_width(const Config& config, const Roofline* roofline
     for (const BlockingChoice& candidate : candidates)
       if (candidate.width == fastest->width) {
         c = candidate;
+        c.tile = fastest->tile;
         out.stores = stores_of[candidate.width];
       }
   // The run's own choice starts from the faster kind where it chooses; fixed stores are as asked.

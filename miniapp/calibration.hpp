@@ -93,7 +93,8 @@ struct HaloWidthChoice {
   BlockingModelInputs model;  ///< per rank: the block, the copy bound, the in-cache and plain rates
   BlockingChoice choice;      ///< the fastest timed blocked setting, or plain (below)
   /// The blocked widths timed (cell updates/s per rank, the slowest rank's), in the order of
-  /// walk_widths(); the fastest is chosen where it beats the plain sweep's measured rate.
+  /// walk_widths(), each with the automatic and the wide tile (the faster stands for the
+  /// width); the fastest is chosen where it beats the plain sweep's measured rate.
   std::vector<TimedWidth> timed;
   /// The faster kind of stores in the timing of the setting chosen, where the run chooses its
   /// stores (--sweep-stores adaptive): its StoreChoice starts there. Auto otherwise.

@@ -184,7 +184,8 @@ ParseOutcome parse_command_line(int argc, char** argv) {
                  "ghost layers H: exchange once, then H steps without communication; auto: H, "
                  "--temporal-blocking and --tile chosen at start-up from a short calibration "
                  "(copy bound, sweep rate in cache and from memory): the model's best H and "
-                 "its neighbours are timed, the fastest kept only where faster than H=1 plain")
+                 "its neighbours are timed, each with the automatic and the wide tile (rings in "
+                 "the L2 or the L3), the fastest kept only where faster than H=1 plain")
       ->type_name("INT|auto")
       ->group(kHalo);
   app.add_flag("--overlap", c.overlap,

@@ -208,9 +208,16 @@ int run_diffusion(Config config, const std::vector<std::string>& args, MPI_Comm 
     if (rank == 0) {
       std::string timed;
       for (const TimedWidth& t : auto_width.timed) {
-        char one[64];
-        std::snprintf(one, sizeof one, ", H=%d blocked timed %.4e", t.width, t.rate);
+        char one[128];
+        std::snprintf(one, sizeof one, ", H=%d blocked timed %.4e (tile %s", t.width, t.rate,
+                      joined(t.tile, "x").c_str());
         timed += one;
+        if (t.slower_rate > 0) {
+          std::snprintf(one, sizeof one, "; %s %.4e", joined(t.slower_tile, "x").c_str(),
+                        t.slower_rate);
+          timed += one;
+        }
+        timed += ")";
       }
       if (auto_width.stores != SweepStores::Auto)
         timed += std::string("; faster stores ") + to_string(auto_width.stores);

@@ -16,6 +16,7 @@
 #include "mpi_utils.hpp"
 #include "options.hpp"
 #include "preflight.hpp"
+#include "temporal_blocking.hpp"
 #include "text.hpp"
 #include "time_stepper.hpp"
 #include "timer.hpp"
@@ -237,10 +238,15 @@ int tune(int argc, char** argv, MPI_Comm comm) {
     consider(c);
   }
   if (best->config.temporal_blocking) {
+    // Around the automatic tile, and the wide one that --halo-width auto times beside it.
     const Index3 automatic = best->config.tile;
+    const Index3 dims = resolve_rank_grid(best->config, nranks);
+    Index3 block{};
+    for (int d = 0; d < 3; ++d) block[d] = best->config.grid[d] / dims[d];
     for (const Index3& t :
          {Index3{automatic[0], std::max(1, automatic[1] / 2), std::max(1, automatic[2] / 2)},
-          Index3{automatic[0], automatic[1] * 2, automatic[2] * 2}}) {
+          Index3{automatic[0], automatic[1] * 2, automatic[2] * 2},
+          wide_tile(block, best->config.halo_width, best->config.two_d(), Exec().concurrency())}) {
       Config c = best->config;
       c.tile = t;
       consider(c);

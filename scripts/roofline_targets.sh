@@ -9,7 +9,7 @@
 #                  as a multiple of the cores' copies alone, near C where each core's own limit
 #                  sets it, well below where the memory they share does);
 #   bench step     the whole plain step (dim-ordered, H = 1) and its packing;
-#   bench temporal blocked rounds at H = 2, 4 and 6 (automatic tile), the best of them (its
+#   bench temporal blocked rounds at H = 2, 4 and 6 (automatic and wide tile), the best (its
 #                  detail: the best arithmetic ceiling in cache, as a multiple of the bound,
 #                  what the best round would reach hiding none of its memory traffic, and how
 #                  much of it it left unhidden, in units of its time at the bound);
@@ -83,7 +83,7 @@ for ((r = 1; r <= rounds; r++)); do
     run "r$r-$layout-stencil" "$layout" bench stencil --n "$n" --reps 10 --stencil 7 27
     run "r$r-$layout-step" "$layout" bench step --n "$n" --modes dim-ordered --widths 1 --reps 5 \
       --steps 16
-    run "r$r-$layout-temporal" "$layout" bench temporal --n "$n" --widths 2 4 6 --tiles auto \
+    run "r$r-$layout-temporal" "$layout" bench temporal --n "$n" --widths 2 4 6 --tiles auto wide \
       --reps 5
     run "r$r-$layout-main" "$layout" --grid "${grid[@]}" --ranks "${ranks[@]}" \
       --steps $((steps + 8)) --warmup 8 --progress 0 --roofline --halo-width auto --report "$results/r$r-$layout-main.json"

@@ -113,7 +113,8 @@ double chained_work(const Index3& n, const Index3& t, int h, bool two_d, int thr
   return layout_of(n, t, h, two_d, threads).work;
 }
 
-Index3 auto_tile(const Index3& n, int h, bool two_d, std::int64_t budget, int threads) {
+Index3 auto_tile(const Index3& n, int h, bool two_d, std::int64_t budget, int threads,
+                 std::int64_t chained_budget) {
   // Candidates: x in powers of two (and the whole line), y in multiples of 4 (and all), z the
   // whole block or halves of it (the working set does not depend on the tile's z length).
   const auto candidates = [](int n_d, int first, bool doubling) {
@@ -135,7 +136,7 @@ Index3 auto_tile(const Index3& n, int h, bool two_d, std::int64_t budget, int th
       for (int tz : zs) {
         const Index3 t{tx, ty, tz};
         const TileLayout l = layout_of(n, t, h, two_d, workers);
-        const bool fits = l.handover > 0 ? chained_working_set(t, h) <= kChainedTileBudget
+        const bool fits = l.handover > 0 ? chained_working_set(t, h) <= chained_budget
                                          : blocking_working_set(t, h) <= budget;
         if (!fits && !priced.empty()) continue;  // the first candidate stands in for none
         // The share of the threads' time busy when each takes whole chains (or tiles).

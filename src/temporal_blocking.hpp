@@ -136,11 +136,31 @@ double chained_work(const Index3& n, const Index3& t, int h, bool two_d, int thr
 /// hand-overs (chained_work), a fixed cost of 64 cell updates per x-line (so lines stay whole),
 /// tiles cut short at the block's edge, and the threads left idle when the chain count is not a
 /// multiple of theirs. Pure.
-Index3 auto_tile(const Index3& n, int h, bool two_d, std::int64_t budget, int threads);
+/// `chained_budget` replaces kChainedTileBudget for tiles in chains.
+Index3 auto_tile(const Index3& n, int h, bool two_d, std::int64_t budget, int threads,
+                 std::int64_t chained_budget = kChainedTileBudget);
 /// The tile a run's rounds of h sub-steps take where none is given (TemporalBlocking, and what
 /// --explain shows): auto_tile within temporal_blocking_budget(h) for the rank's `threads`.
 inline Index3 automatic_tile(const Index3& n, int h, bool two_d, int threads) {
   return auto_tile(n, h, two_d, temporal_blocking_budget(h), threads);
+}
+
+/// The working-set budget per thread of the wide tile: rings in the L3, not the L2. Where the
+/// hardware streams a ring's rows from the L3 as fast as from the L2, fewer and longer tiles
+/// save the hand-overs, fills and stream starts of each tile, and the budgets above leave that
+/// speed unused. Measured on AMD Zen 5 (1 MiB L2; the VM reports a 508 MiB L3), 256^3, bench
+/// temporal, two rounds, ms per round, the automatic tile against 256x64x256 (a thread's chain
+/// in tiles of 64 rows; 1.8-4.9 MiB): 1 x 2 threads H = 4 23.7-24.0 against 22.0-23.5, H = 6
+/// 43.5-44.1 against 32.0-32.6, H = 8 48.1-52.5 against 40.1-42.5; 2 x 1 H = 4 55.7-57.4
+/// against 43.5-49.0, H = 6 73.1-77.8 against 61.5-66.1. Chains in one tile of 256 rows
+/// (6.7-16.7 MiB) ran slower than either. A machine whose L3 share per core is smaller may
+/// prefer the automatic tile, so --halo-width auto times both (calibration.hpp).
+constexpr std::int64_t kWideTileBudget = std::int64_t(4) * 1024 * 1024;
+
+/// auto_tile within kWideTileBudget, chained or not: the tile --halo-width auto times beside
+/// automatic_tile(). Pure.
+inline Index3 wide_tile(const Index3& n, int h, bool two_d, int threads) {
+  return auto_tile(n, h, two_d, kWideTileBudget, threads, kWideTileBudget);
 }
 
 /// Where a blocked run stands between its two limits, in fractions of the copy bound. A round
@@ -206,10 +226,15 @@ BlockingChoice plain_choice(const BlockingModelInputs& in);
 /// first where it is predicted faster than H = 1 plain. Pure.
 std::vector<BlockingChoice> blocking_candidates(const BlockingModelInputs& in);
 
-/// One blocked width as --halo-width auto timed it: cell updates/s per rank.
+/// One blocked width as --halo-width auto timed it: cell updates/s per rank, and the tile that
+/// ran it; where two tiles were timed, the slower one and its rate (walk_widths() leaves the
+/// tiles to its caller).
 struct TimedWidth {
   int width = 0;
   double rate = 0;
+  Index3 tile{};
+  Index3 slower_tile{};
+  double slower_rate = 0;  ///< 0: one tile timed
 };
 
 /// --halo-width auto's walk over `candidates` (blocking_candidates(): one per width, fastest

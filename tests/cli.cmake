@@ -386,6 +386,12 @@ miniapp_add_cli_test(NAME halo_width_auto_digest RANKS 2 EXIT 0
                      REGEX "^halo width auto: chose H=[0-9]+, temporal blocking (on, tile [0-9]+x[0-9]+x[0-9]+|off) \\(predicted [0-9.]+e\\+[0-9]+ vs plain [0-9.]+e\\+[0-9]+ cell upd/s"
                      ARGS --grid 16 16 16 --steps 20 --warmup 7 --init sine --halo-width auto
                           --expect-digest 5B466E1AFB158183)
+# A block whose automatic tile (rings in the L2) is shorter than the wide one (in the L3): the
+# calibration times both at each width and names the faster; either reaches the H = 1 digest.
+miniapp_add_cli_test(NAME halo_width_auto_wide_tile RANKS 1 EXIT 0
+                     REGEX "H=[2-8] blocked timed [0-9.]+e\\+[0-9]+ \\(tile 256x[0-9]+x32; 256x[0-9]+x32 [0-9.]+e\\+[0-9]+\\)"
+                     ARGS --grid 256 256 32 --steps 8 --warmup 4 --init sine --halo-width auto
+                          --expect-digest 25330bd6748c35a9)
 miniapp_add_cli_test(NAME halo_width_auto_toml RANKS 2 EXIT 0
                      REGEX "^  halo          dim-ordered \\(pack kernel\\), width [0-9]+ \\(auto\\)"
                      ARGS --config ${CMAKE_CURRENT_SOURCE_DIR}/data/halo_width_auto.toml

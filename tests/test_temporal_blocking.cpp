@@ -231,6 +231,29 @@ TEST(TemporalBlocking, AutomaticTileFitsTheBudgetAndKeepsLinesLong) {
   EXPECT_DOUBLE_EQ(blocking_work({4, 4, 1}, 2, true), (36.0 + 16.0) / 32.0);
 }
 
+TEST(TemporalBlocking, WideTileTakesLongerChainsWithinItsBudget) {
+  for (int threads : {1, 2})
+    for (int h = 2; h <= 8; ++h) {
+      const Index3 n{256, 256, 256};
+      const Index3 wide = wide_tile(n, h, false, threads);
+      const Index3 automatic = automatic_tile(n, h, false, threads);
+      // Whole x-lines in chains along y, as the automatic tile's, but several times as tall:
+      // fewer tiles per chain, so fewer hand-overs (or none where one tile is a whole chain).
+      EXPECT_EQ(wide[0], 256) << "H=" << h;
+      EXPECT_GE(wide[1], 4 * automatic[1]) << "H=" << h;
+      const int rows = 256 / chain_parts(256 / wide[2], threads, 256, h);
+      if (wide[1] < rows) EXPECT_LE(chained_working_set(wide, h), kWideTileBudget) << "H=" << h;
+      EXPECT_LE(chained_work(n, wide, h, false, threads),
+                chained_work(n, automatic, h, false, threads))
+          << "H=" << h;
+    }
+  // At H = 6 on two threads: 100 rows of a 128-row chain, against 8 rows in the L2 budget.
+  EXPECT_EQ(wide_tile({256, 256, 256}, 6, false, 2), (Index3{256, 100, 128}));
+  EXPECT_EQ(automatic_tile({256, 256, 256}, 6, false, 2), (Index3{256, 8, 256}));
+  // A block the automatic tile already spans: the wide tile is the same.
+  EXPECT_EQ(wide_tile({24, 24, 24}, 2, false, 1), automatic_tile({24, 24, 24}, 2, false, 1));
+}
+
 /// A 256^3 block on two threads whose sweep in cache runs well above the memory bound.
 BlockingModelInputs fast_cache_block() {
   BlockingModelInputs in;

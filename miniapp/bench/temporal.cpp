@@ -45,15 +45,21 @@ namespace miniapp::bench {
 
 namespace {
 
-/// "auto" -> {0,0,0}; "TXxTYxTZ" -> the tile. Throws CLI::ValidationError otherwise.
+/// Stands for wide_tile(), which depends on H.
+constexpr Index3 kWide{-1, -1, -1};
+
+/// "auto" -> {0,0,0}; "wide" -> kWide; "TXxTYxTZ" -> the tile. Throws CLI::ValidationError
+/// otherwise.
 Index3 parse_tile(const std::string& s) {
   if (s == "auto") return {0, 0, 0};
+  if (s == "wide") return kWide;
   Index3 t{};
   char x1 = 0, x2 = 0;
   std::istringstream is(s);
   if (!(is >> t[0] >> x1 >> t[1] >> x2 >> t[2]) || x1 != 'x' || x2 != 'x' || !is.eof() ||
       t[0] < 1 || t[1] < 1 || t[2] < 1)
-    throw CLI::ValidationError("--tiles", "'" + s + "' is not 'auto' or TXxTYxTZ (e.g. 64x32x32)");
+    throw CLI::ValidationError("--tiles",
+                               "'" + s + "' is not 'auto', 'wide' or TXxTYxTZ (e.g. 64x32x32)");
   return t;
 }
 
@@ -65,10 +71,11 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
   MPI_Comm_size(comm, &nranks);
   int n = 256, reps = 5, warmup = 1, points = 7;
   std::vector<int> widths{1, 2, 4, 8};
-  // Around the automatic tile: whole x-lines and a few rows, through all planes (rings in the
-  // L2), one with the y extent doubled, then shorter lines and a cube.
-  std::vector<std::string> tile_names{"auto",       "256x16x256", "256x32x256",
-                                      "128x32x256", "64x64x256",  "64x32x32"};
+  // The automatic tile (rings in the L2) and the wide one (in the L3), the two that
+  // --halo-width auto times; around them whole x-lines and a few rows through all planes, one
+  // with the y extent doubled, then shorter lines and a cube.
+  std::vector<std::string> tile_names{"auto",       "wide",      "256x16x256", "256x32x256",
+                                      "128x32x256", "64x64x256", "64x32x32"};
   CLI::App app{
       "Temporal blocking: rounds of H sub-steps fused over tiles vs H plain sweeps vs the "
       "single-sweep memory bound (STREAM-style copy / 16 B), on an n^3 block per rank (no "
@@ -83,7 +90,8 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
   app.add_option("--stencil", points, "7 or 27")->check(CLI::IsMember({7, 27}));
   app.add_option("--widths", widths, "halo widths H (sub-steps per round)")
       ->check(CLI::Range(1, 64));
-  app.add_option("--tiles", tile_names, "tiles: 'auto' or TXxTYxTZ owned cells");
+  app.add_option("--tiles", tile_names,
+                 "tiles: 'auto' (rings in the L2), 'wide' (in the L3) or TXxTYxTZ owned cells");
   if (const int status = parse_options(app, argc, argv, comm); status >= 0) return status;
   std::vector<Index3> tiles;
   try {
@@ -155,7 +163,9 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
       std::printf("    %-14s %10s %11s %12s %14s %9s %9s %9s %7s\n", "tile", "scratch", "redundant",
                   "ms/round", "cell upd/s", "/bound", "/plain", "/cache", "stores");
     }
-    for (const Index3& tile : tiles) {
+    for (const Index3& asked : tiles) {
+      const Index3 tile =
+          asked == kWide ? wide_tile({n, n, n}, h, false, Exec().concurrency()) : asked;
       const TemporalBlocking tb(u, tile, regions, {}, points, a, false);
       const FasterStores timed_round = timed([&](SweepStores stores) { tb.run(u, v, h, stores); });
       const double t = timed_round.seconds;
@@ -169,7 +179,10 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
         best_round = {rate / bound, ceiling / bound, h, tb.tile()};
       if (rank == 0) {
         char name[64];
-        std::snprintf(name, sizeof name, "%s%dx%dx%d", tile == Index3{0, 0, 0} ? "auto " : "",
+        std::snprintf(name, sizeof name, "%s%dx%dx%d",
+                      asked == kWide            ? "wide "
+                      : tile == Index3{0, 0, 0} ? "auto "
+                                                : "",
                       tb.tile()[0], tb.tile()[1], tb.tile()[2]);
         std::printf("    %-14s %7.0f KiB %10.1f%% %12.3f %14.4e %9.3f %9.3f %9.3f %7s\n", name,
                     tb.scratch_bytes() / 1024.0, 100 * redundant, t * 1e3, rate, rate / bound,
