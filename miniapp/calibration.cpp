@@ -129,10 +129,9 @@ HaloWidthChoice choose_halo_width(const Config& config, const Roofline* roofline
   const double start = MPI_Wtime();
   HaloWidthChoice out;
   BlockingModelInputs& in = out.model;
-  // The smallest block bounds H (every rank needs H cells per dimension); the blocks differ by
-  // at most one cell, so its rates stand for all.
+  // The smallest block bounds H (every rank needs H cells per dimension); its rates stand for all.
   const Index3 dims = resolve_rank_grid(config, nranks);
-  for (int d = 0; d < 3; ++d) in.n[d] = config.grid[d] / dims[d];
+  in.n = smallest_block(config, dims);
   const XGhosts x_ghosts = run_x_ghosts(config, dims);
   in.two_d = config.two_d();
   in.threads = Exec().concurrency();
@@ -193,29 +192,25 @@ HaloWidthChoice choose_halo_width(const Config& config, const Roofline* roofline
   // wide one (rings in the L3): which is faster depends on the machine's L3 and on H
   // (kWideTileBudget), so the faster stands for the width.
   std::map<int, SweepStores> stores_of;  // by width
-  std::map<int, TimedWidth> tiles_of;
+  std::map<int, TimedWidth> timed_of;
   const double cells = double(in.n[0]) * in.n[1] * in.n[2];
   out.timed = walk_widths(candidates, [&](const BlockingChoice& candidate) {
     FasterStores t = time_blocked_round(config, in, candidate, x_ghosts, comm);
-    TimedWidth& tiles = tiles_of[candidate.width];
-    tiles.tile = candidate.tile;
+    TimedWidth& timed = timed_of[candidate.width];
+    timed.width = candidate.width;
+    timed.tile = candidate.tile;
     if (const Index3 wide = wide_of[candidate.width]; wide != candidate.tile) {
       BlockingChoice w = candidate;
       w.tile = wide;
       FasterStores tw = time_blocked_round(config, in, w, x_ghosts, comm);
-      tiles.slower_tile = wide;
-      if (tw.seconds < t.seconds) std::swap(t, tw), std::swap(tiles.tile, tiles.slower_tile);
-      tiles.slower_rate = cells * candidate.width / tw.seconds;
+      timed.slower_tile = wide;
+      if (tw.seconds < t.seconds) std::swap(t, tw), std::swap(timed.tile, timed.slower_tile);
+      timed.slower_rate = cells * candidate.width / tw.seconds;
     }
     stores_of[candidate.width] = t.stores;
-    return cells * candidate.width / t.seconds;
+    return timed.rate = cells * candidate.width / t.seconds;
   });
-  for (TimedWidth& t : out.timed) {
-    const TimedWidth& tiles = tiles_of[t.width];
-    t.tile = tiles.tile;
-    t.slower_tile = tiles.slower_tile;
-    t.slower_rate = tiles.slower_rate;
-  }
+  for (TimedWidth& t : out.timed) t = timed_of[t.width];
   const auto fastest =
       std::max_element(out.timed.begin(), out.timed.end(),
                        [](const TimedWidth& a, const TimedWidth& b) { return a.rate < b.rate; });

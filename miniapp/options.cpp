@@ -74,6 +74,12 @@ Index3 resolve_rank_grid(const Config& config, int nranks) {
   return dims;
 }
 
+Index3 smallest_block(const Config& config, const Index3& dims) {
+  Index3 n{};
+  for (int d = 0; d < 3; ++d) n[d] = config.grid[d] / dims[d];
+  return n;
+}
+
 void Config::validate() const {
   for (int d = 0; d < 3; ++d) {
     require(grid[d] > 0, std::string("--grid: N") + char('X' + d) + "=" + str(grid[d]) +

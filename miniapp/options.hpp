@@ -115,6 +115,11 @@ struct Config {
 /// surface. Throws ConfigError when nothing fits. Not collective.
 Index3 resolve_rank_grid(const Config& config, int nranks);
 
+/// The smallest block of owned cells a rank gets on the rank grid dims (the blocks differ by at
+/// most one cell per dimension, so it stands for all where a rate or a tile is chosen once).
+/// Pure.
+Index3 smallest_block(const Config& config, const Index3& dims);
+
 /// Whether the app accepts c on nranks ranks (validate, validate_for and a rank grid), without
 /// a message: for tools that try many settings. Not collective.
 bool accepted(const Config& c, int nranks);

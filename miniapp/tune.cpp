@@ -240,9 +240,7 @@ int tune(int argc, char** argv, MPI_Comm comm) {
   if (best->config.temporal_blocking) {
     // Around the automatic tile, and the wide one that --halo-width auto times beside it.
     const Index3 automatic = best->config.tile;
-    const Index3 dims = resolve_rank_grid(best->config, nranks);
-    Index3 block{};
-    for (int d = 0; d < 3; ++d) block[d] = best->config.grid[d] / dims[d];
+    const Index3 block = smallest_block(best->config, resolve_rank_grid(best->config, nranks));
     for (const Index3& t :
          {Index3{automatic[0], std::max(1, automatic[1] / 2), std::max(1, automatic[2] / 2)},
           Index3{automatic[0], automatic[1] * 2, automatic[2] * 2},
