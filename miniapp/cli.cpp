@@ -208,8 +208,10 @@ ParseOutcome parse_command_line(int argc, char** argv) {
       ->group(kBlocking);
   app.add_option("--tile", tile,
                  "temporal-blocking tile TX TY TZ in owned cells; 0 = automatic (a thread's "
-                 "scratch fits in its share of the cache)")
-      ->expected(3)
+                 "scratch fits in its share of the L2); or wide: the tile whose rings fit in 4 "
+                 "MiB a thread (the L3), faster from about H=6 where the L3 streams them")
+      ->expected(1, 3)
+      ->type_name("TX TY TZ|wide")
       ->group(kBlocking);
   app.add_flag("--spectral-check", c.spectral_check,
                "evolve the initial field exactly in Fourier space and compare with the final "
@@ -337,6 +339,17 @@ ParseOutcome parse_command_line(int argc, char** argv) {
           },
           ""));
 
+  // "wide" before the decimal check, as "auto" above: the wide tile depends on the block and H,
+  // so it is resolved where those are known (resolve_tile). Negative extents are refused here,
+  // where they cannot be mistaken for the wide tile's stand-in.
+  bool wide_tile_asked = false;
+  app.get_option("--tile")->transform(CLI::Validator(
+      [&wide_tile_asked](std::string& text) -> std::string {
+        if (text == "wide") wide_tile_asked = true, text = "0";
+        return text.rfind('-', 0) == 0 ? text + " must be >= 0 (0 = automatic)" : "";
+      },
+      ""));
+
   ParseOutcome out;
   try {
     if (config_file) check_config_file(*config_file);
@@ -360,6 +373,12 @@ ParseOutcome parse_command_line(int argc, char** argv) {
     out.message = e.what();
     return out;
   }
+  if (tile.size() != (wide_tile_asked ? 1 : 3)) {
+    out.exit_code = 2;
+    out.message = "--tile: give three extents TX TY TZ (0 = automatic) or the word wide alone";
+    return out;
+  }
+  if (wide_tile_asked) tile.assign(3, kWideTile[0]);
   for (int d = 0; d < 3; ++d) {
     c.grid[d] = grid[d];
     c.ranks[d] = ranks[d];

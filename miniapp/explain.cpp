@@ -33,12 +33,11 @@ std::string direction_name(const Index3& o) {
   return out;
 }
 
-/// The tile a run with --temporal-blocking blocks with: the automatic one as the run picks it,
-/// for this process's threads (they share out whole chains of tiles, so the count decides how
-/// the columns are cut).
+/// The tile a run with --temporal-blocking blocks with, as the run resolves it, for this
+/// process's threads (they share out whole chains of tiles, so the count decides how the
+/// columns of the automatic and the wide tile are cut).
 Index3 blocking_tile(const Config& c, const Field& shape) {
-  if (c.tile != Index3{0, 0, 0}) return c.tile;
-  return automatic_tile(shape.n(), c.halo_width, c.two_d(), Exec().concurrency());
+  return resolve_tile(c.tile, shape.n(), c.halo_width, c.two_d(), Exec().concurrency());
 }
 
 /// "rank 3", "itself" or "none (physical edge)".
@@ -184,14 +183,15 @@ void deep_halo(std::ostream& os, const Config& c, const Neighborhood& nb, const 
           "               arrived; the shell after\n";
   }
   if (c.temporal_blocking) {
-    const bool automatic = c.tile == Index3{0, 0, 0};
+    const char* named = c.tile == Index3{0, 0, 0} ? " (automatic)"
+                        : c.tile == kWideTile     ? " (wide: rings in the L3)"
+                                                  : "";
     const Index3 tile = blocking_tile(c, shape);
     Index3 count;
     for (int d = 0; d < 3; ++d) count[d] = (shape.n()[d] + tile[d] - 1) / tile[d];
     os << "  blocking     the " << h << " sub-steps of a round fused tile by tile: tile "
-       << joined(tile, " x ") << (automatic ? " (automatic)" : "") << ", "
-       << std::int64_t(count[0]) * count[1] * count[2] << " tile(s); each tile's cone grows by "
-       << h - 1
+       << joined(tile, " x ") << named << ", " << std::int64_t(count[0]) * count[1] * count[2]
+       << " tile(s); each tile's cone grows by " << h - 1
        << " cell(s),\n"
           "               along y only upwards for a tile that continues a chain (tiles that "
           "read a ghost\n"

@@ -194,9 +194,10 @@ void Config::validate() const {
           "--pack datatype does not apply to --halo neighbor-coll: the neighbourhood collective "
           "always sends subarray datatypes in place (--pack chooses for the point-to-point modes)");
   // Temporal blocking
-  for (int d = 0; d < 3; ++d)
-    require(tile[d] >= 0, std::string("--tile: T") + char('X' + d) + "=" + str(tile[d]) +
-                              " must be >= 0 (0 = automatic)");
+  if (tile != kWideTile)
+    for (int d = 0; d < 3; ++d)
+      require(tile[d] >= 0, std::string("--tile: T") + char('X' + d) + "=" + str(tile[d]) +
+                                " must be >= 0 (0 = automatic)");
   require(tile == Index3{0, 0, 0} || temporal_blocking,
           "--tile sets the tile of --temporal-blocking, which is off");
   require(!halo_width_auto || (!given.count("--temporal-blocking") && !given.count("--tile")),

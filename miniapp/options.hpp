@@ -49,7 +49,7 @@ struct Config {
   PackKind pack = PackKind::Kernel;
   bool overlap = false;            ///< overlap the exchange with interior updates
   bool temporal_blocking = false;  ///< fuse the sub-steps of a deep-halo round over tiles
-  Index3 tile{0, 0, 0};            ///< --tile: owned cells per temporal-blocking tile (0 = auto)
+  Index3 tile{0, 0, 0};  ///< --tile: owned cells per temporal-blocking tile (0 = auto; kWideTile)
   StorePolicy sweep_stores = StorePolicy::Adaptive;  ///< --sweep-stores: of sweeps from memory
 
   // Checks, report and provenance

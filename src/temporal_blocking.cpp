@@ -183,6 +183,16 @@ double modeled_plain_rate(const BlockingModelInputs& in) {
 
 }  // namespace
 
+Index3 resolve_tile(const Index3& asked, const Index3& n, int h, bool two_d, int threads) {
+  const bool wide = asked == kWideTile;
+  const Index3 named =
+      wide ? wide_tile(n, h, two_d, threads) : automatic_tile(n, h, two_d, threads);
+  Index3 tile;
+  for (int d = 0; d < 3; ++d) tile[d] = !wide && asked[d] > 0 ? std::min(asked[d], n[d]) : named[d];
+  if (two_d) tile[2] = n[2];
+  return tile;
+}
+
 std::vector<BlockingChoice> blocking_candidates(const BlockingModelInputs& in) {
   std::vector<BlockingChoice> out;
   if (!can_model(in)) return out;
@@ -265,11 +275,7 @@ TemporalBlocking::TemporalBlocking(const Field& u, const Index3& tile, std::vect
   const int rounds = int(regions_.size());
   if (rounds < 1 || rounds > h_)
     throw std::logic_error("temporal blocking: rounds of 1..H sub-steps only");
-  const Index3 automatic = automatic_tile(n_, rounds, two_d_, Exec().concurrency());
-  for (int d = 0; d < 3; ++d) {
-    tile_[d] = tile[d] > 0 ? std::min(tile[d], n_[d]) : automatic[d];
-    if (two_d_ && d == 2) tile_[d] = n_[d];
-  }
+  tile_ = resolve_tile(tile, n_, rounds, two_d_, Exec().concurrency());
 
   // Tiles of the owned cells, those whose cone of H sub-steps stays inside first: they read
   // no ghost and run while the exchange is in flight, a few at a time across the threads, so

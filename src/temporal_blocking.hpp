@@ -163,6 +163,16 @@ inline Index3 wide_tile(const Index3& n, int h, bool two_d, int threads) {
   return auto_tile(n, h, two_d, kWideTileBudget, threads, kWideTileBudget);
 }
 
+/// Stands for the wide tile where a tile is asked for (--tile wide): like the automatic tile
+/// ({0, 0, 0}) it depends on the block and H, so it is resolved where those are known.
+constexpr Index3 kWideTile{-1, -1, -1};
+
+/// The tile rounds of h sub-steps on a block of n owned cells take where `asked` is asked for
+/// (TemporalBlocking, and what --explain shows): the wide tile for kWideTile; otherwise each
+/// extent as asked, at most the block's, and the automatic tile's where it is 0; in 2D all of z.
+/// Pure.
+Index3 resolve_tile(const Index3& asked, const Index3& n, int h, bool two_d, int threads);
+
 /// Where a blocked run stands between its two limits, in fractions of the copy bound. A round
 /// of h sub-steps reads and writes its block once (1/h of the traffic of h plain sweeps, at the
 /// bound) and computes at most at its ceiling c (the rows kernel in cache over the redundant
@@ -257,7 +267,7 @@ struct BoundaryRule {
 
 class TemporalBlocking {
  public:
-  /// Plan the tiles of field u (owned cells cut into tiles of `tile` cells, 0 = automatic) for
+  /// Plan the tiles of field u (owned cells cut into tiles of resolve_tile(tile)) for
   /// rounds of up to `regions.size()` sub-steps; regions[s] is the plain loop's update region of
   /// sub-step s. Allocates the per-thread scratch buffers. Not collective.
   TemporalBlocking(const Field& u, const Index3& tile, std::vector<Box> regions,

@@ -468,6 +468,14 @@ miniapp_add_cli_test(NAME bad_kappa_inf EXIT 2 ONCE REGEX "--kappa: KX=inf must 
                      ARGS --kappa inf 1 1)
 miniapp_add_cli_test(NAME bad_bc_value_nan EXIT 2 ONCE REGEX "--bc-value=-?nan must be finite"
                      ARGS --bc-value nan)
+# --tile takes three extents or the word wide alone; a negative extent is refused, not read as
+# the wide tile's stand-in.
+miniapp_add_cli_test(NAME bad_tile_wide_and_extents EXIT 2 ONCE
+                     REGEX "--tile: give three extents TX TY TZ \\(0 = automatic\\) or the word wide alone"
+                     ARGS --temporal-blocking --halo-width 2 --tile wide 8)
+miniapp_add_cli_test(NAME bad_tile_negative EXIT 2 ONCE
+                     REGEX "--tile: -1 must be >= 0 \\(0 = automatic\\)"
+                     ARGS --temporal-blocking --halo-width 2 --tile -1 -1 -1)
 miniapp_add_cli_test(NAME bad_spacing_zero EXIT 2 ONCE REGEX "--spacing: DX=0 must be finite and > 0"
                      ARGS --spacing 0 1 1)
 miniapp_add_cli_test(NAME bad_spacing_inf EXIT 2 ONCE REGEX "--spacing: DZ=inf must be finite"
@@ -552,6 +560,13 @@ miniapp_add_cli_test(NAME explain_tile_for_threads RANKS 1 EXIT 0
                      REGEX "tile 128 x 52 x 64 \\(automatic\\), 2 tile.*tile 128 x 52 x 64 owned cells"
                      ARGS --grid 128 96 64 --halo-width 4 --temporal-blocking --steps 4 --explain
                           --kokkos-threads=2)
+# --tile wide names the tile --halo-width auto times beside the automatic one (rings in the L3):
+# the explain view and the run resolve the same tile, and the run reaches the H = 1 digest.
+miniapp_add_cli_test(NAME explain_tile_wide RANKS 1 EXIT 0
+                     REGEX "tile 256 x 100 x 32 \\(wide: rings in the L3\\), 3 tile.*tile 256 x 100 x 32 owned cells.*RESULT VALID"
+                     ARGS --grid 256 256 32 --steps 8 --warmup 4 --init sine --halo-width 6
+                          --temporal-blocking --tile wide --explain --kokkos-threads=2
+                          --expect-digest 25330bd6748c35a9)
 # With temporal blocking, x periodic over one rank and tiles that span x, each round's last
 # sub-step stores the x faces: the explain view says so and the run counts them; tiles narrower
 # than x leave them to the exchange's copy, and neither says otherwise.

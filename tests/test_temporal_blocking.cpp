@@ -254,6 +254,22 @@ TEST(TemporalBlocking, WideTileTakesLongerChainsWithinItsBudget) {
   EXPECT_EQ(wide_tile({24, 24, 24}, 2, false, 1), automatic_tile({24, 24, 24}, 2, false, 1));
 }
 
+TEST(TemporalBlocking, ResolvesTheTileAskedFor) {
+  const Index3 n{256, 256, 256};
+  // Named tiles: the automatic one for {0, 0, 0}, the wide one for kWideTile (--tile wide).
+  EXPECT_EQ(resolve_tile({0, 0, 0}, n, 6, false, 2), (Index3{256, 8, 256}));
+  EXPECT_EQ(resolve_tile(kWideTile, n, 6, false, 2), (Index3{256, 100, 128}));
+  // Extents as asked, at most the block's; a 0 takes the automatic tile's extent there.
+  EXPECT_EQ(resolve_tile({64, 0, 300}, n, 6, false, 2), (Index3{64, 8, 256}));
+  // In 2D a tile spans z, whatever was asked.
+  EXPECT_EQ(resolve_tile({32, 32, 4}, {512, 512, 1}, 6, true, 2), (Index3{32, 32, 1}));
+  EXPECT_EQ(resolve_tile(kWideTile, {512, 512, 1}, 6, true, 2)[2], 1);
+  // The rounds tile with exactly that.
+  Field u("u", Box{{0, 0, 0}, {64, 48, 40}}, 4);
+  const TemporalBlocking tb(u, kWideTile, periodic_regions(u, 4), {}, 7, {0.1, 0.1, 0.1}, false);
+  EXPECT_EQ(tb.tile(), resolve_tile(kWideTile, u.n(), 4, false, Exec().concurrency()));
+}
+
 /// A 256^3 block on two threads whose sweep in cache runs well above the memory bound.
 BlockingModelInputs fast_cache_block() {
   BlockingModelInputs in;

@@ -45,14 +45,11 @@ namespace miniapp::bench {
 
 namespace {
 
-/// Stands for wide_tile(), which depends on H.
-constexpr Index3 kWide{-1, -1, -1};
-
-/// "auto" -> {0,0,0}; "wide" -> kWide; "TXxTYxTZ" -> the tile. Throws CLI::ValidationError
+/// "auto" -> {0,0,0}; "wide" -> kWideTile; "TXxTYxTZ" -> the tile. Throws CLI::ValidationError
 /// otherwise.
 Index3 parse_tile(const std::string& s) {
   if (s == "auto") return {0, 0, 0};
-  if (s == "wide") return kWide;
+  if (s == "wide") return kWideTile;
   Index3 t{};
   char x1 = 0, x2 = 0;
   std::istringstream is(s);
@@ -164,9 +161,7 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
                   "ms/round", "cell upd/s", "/bound", "/plain", "/cache", "stores");
     }
     for (const Index3& asked : tiles) {
-      const Index3 tile =
-          asked == kWide ? wide_tile({n, n, n}, h, false, Exec().concurrency()) : asked;
-      const TemporalBlocking tb(u, tile, regions, {}, points, a, false);
+      const TemporalBlocking tb(u, asked, regions, {}, points, a, false);
       const FasterStores timed_round = timed([&](SweepStores stores) { tb.run(u, v, h, stores); });
       const double t = timed_round.seconds;
       const double rate = cells * nranks * h / t;
@@ -180,9 +175,9 @@ int temporal(int argc, char** argv, MPI_Comm comm) {
       if (rank == 0) {
         char name[64];
         std::snprintf(name, sizeof name, "%s%dx%dx%d",
-                      asked == kWide            ? "wide "
-                      : tile == Index3{0, 0, 0} ? "auto "
-                                                : "",
+                      asked == kWideTile         ? "wide "
+                      : asked == Index3{0, 0, 0} ? "auto "
+                                                 : "",
                       tb.tile()[0], tb.tile()[1], tb.tile()[2]);
         std::printf("    %-14s %7.0f KiB %10.1f%% %12.3f %14.4e %9.3f %9.3f %9.3f %7s\n", name,
                     tb.scratch_bytes() / 1024.0, 100 * redundant, t * 1e3, rate, rate / bound,
