@@ -89,7 +89,9 @@ const std::vector<OptionSpec>& options() {
       {"checkpoint-cb-buffer", 1, Kind::Int, {"0", "16777216"}},
       {"checkpoint-cb-write", 1, Kind::Name, {"automatic", "enable", "disable"}},
       {"stencil", 1, Kind::Int, {"7", "27", "9"}},
-      {"halo-width", 1, Kind::Int, {"1", "2", "3", "0"}},
+      {"halo-width", 1, Kind::Int, {"1", "2", "3", "0", "auto"}},
+      {"temporal-blocking", 0, Kind::Flag, {}},
+      {"tile", 3, Kind::Int, {"0", "4", "8", "wide"}},
       {"halo", 1, Kind::Name, {"dim-ordered", "neighbors26", "neighbor-coll", "faces"}},
       {"pack", 1, Kind::Name, {"kernel", "datatype"}},
       {"overlap", 0, Kind::Flag, {}},
@@ -410,6 +412,11 @@ std::string broken_invariant(const Config& c) {
   if (c.halo_mode == HaloMode::Faces && (c.stencil != 7 || c.halo_width != 1))
     return "faces halo with edges needed";
   if (c.two_d() && c.bc[2] == Boundary::Dirichlet) return "2D with dirichlet z";
+  if (c.tile != kWideTile && std::min({c.tile[0], c.tile[1], c.tile[2]}) < 0)
+    return "negative tile extent";
+  if (c.tile != Index3{0, 0, 0} && !c.temporal_blocking) return "tile without temporal blocking";
+  if (c.halo_width_auto && (c.temporal_blocking || c.tile != Index3{0, 0, 0}))
+    return "halo-width auto with blocking or tile given";
   return "";
 }
 
