@@ -208,8 +208,9 @@ ParseOutcome parse_command_line(int argc, char** argv) {
       ->group(kBlocking);
   app.add_option("--tile", tile,
                  "temporal-blocking tile TX TY TZ in owned cells; 0 = automatic (a thread's "
-                 "scratch fits in its share of the L2); or wide: the tile whose rings fit in 4 "
-                 "MiB a thread (the L3), faster from about H=6 where the L3 streams them")
+                 "scratch fits in its share of the L2); or wide: rings in up to 4 MiB a thread "
+                 "(the L3), faster where the L3 streams them as fast as the L2 (from about H=6 "
+                 "on the project's machine)")
       ->expected(1, 3)
       ->type_name("TX TY TZ|wide")
       ->group(kBlocking);
