@@ -170,7 +170,7 @@ HaloWidthChoice choose_halo_width(const Config& config, const Roofline* roofline
   candidates.resize(std::size_t(count));
   std::map<int, Index3> wide_of;  // by width
   for (BlockingChoice& c : candidates) {
-    const Index3 wide = wide_tile(in.n, c.width, in.two_d, in.threads);
+    const Index3 wide = rank == 0 ? wide_tile(in.n, c.width, in.two_d, in.threads) : Index3{};
     int ints[7] = {c.width, c.tile[0], c.tile[1], c.tile[2], wide[0], wide[1], wide[2]};
     double rates[2] = {c.rate, c.plain_rate};
     mpi_check(MPI_Bcast(ints, 7, MPI_INT, 0, comm), "MPI_Bcast (halo width auto)");
